@@ -1,0 +1,62 @@
+"""One exception hierarchy for the whole package.
+
+Every error raised on bad user input is an :class:`InputError` that names the
+argument, the value received and what is allowed, so that the CLI can print
+it and exit with status 2 without a traceback.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AlgebraError",
+    "InputError",
+    "DomainError",
+    "ResourceError",
+    "CertificateError",
+    "NotFinishedError",
+]
+
+
+class AlgebraError(Exception):
+    """Base class of every error raised by :mod:`algebra`."""
+
+
+class InputError(AlgebraError, ValueError):
+    """A user-supplied argument is invalid.
+
+    Parameters
+    ----------
+    argument : str
+        Name of the offending argument (as the user spelled it, e.g. ``--widths``).
+    value : object
+        The value received.
+    allowed : str
+        What would have been accepted.
+
+    Examples
+    --------
+    >>> str(InputError("--widths", "0,3", "positive integers separated by commas"))
+    "invalid --widths='0,3': expected positive integers separated by commas"
+    """
+
+    def __init__(self, argument: str, value: object, allowed: str):
+        self.argument = argument
+        self.value = value
+        self.allowed = allowed
+        super().__init__(f"invalid {argument}={value!r}: expected {allowed}")
+
+
+class DomainError(AlgebraError, ArithmeticError):
+    """An operation is not defined over the requested domain (e.g. division by p)."""
+
+
+class ResourceError(AlgebraError, MemoryError):
+    """A computation was refused before allocating, because it would not fit."""
+
+
+class CertificateError(AlgebraError):
+    """A certificate is malformed or does not prove its claim."""
+
+
+class NotFinishedError(AlgebraError):
+    """Raised by a capability that exists in the interface but is not implemented."""

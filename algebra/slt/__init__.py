@@ -1,0 +1,1 @@
+"""slt subpackage."""
