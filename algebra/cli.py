@@ -1,0 +1,76 @@
+"""Command-line interface: argument parsing only.
+
+Every subcommand calls a library function.  Subpackages contribute their
+commands through a ``commands`` module exposing ``register(subparsers)``;
+each registered parser sets ``handler=callable(args) -> int``.
+
+Exit status: 0 on success, 2 on bad input (an :class:`~algebra.errors.InputError`
+is printed as one line, without a traceback), 1 when a verification fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from algebra import __version__
+from algebra.errors import AlgebraError, InputError, ResourceError
+
+# Modules that contribute subcommands, in the order they appear in --help.
+COMMAND_MODULES = (
+    "algebra.geometry.commands",
+    "algebra.certify.commands",
+    "algebra.slt.commands",
+    "algebra.numeric.commands",
+    "algebra.attention_rank.commands",
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    """ArgumentParser whose usage errors exit with status 2 and one line."""
+
+    def error(self, message: str) -> None:  # pragma: no cover - argparse path
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="neuroalgebra",
+        description="Exact, certified geometry of neural-network models.",
+    )
+    parser.add_argument("--version", action="version", version=f"neuroalgebra {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:  # that subpackage has no commands (yet)
+                continue
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(handler(args) or 0)
+    except (InputError, ResourceError) as exc:
+        print(f"neuroalgebra {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except AlgebraError as exc:
+        print(f"neuroalgebra {args.command}: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:  # pragma: no cover
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

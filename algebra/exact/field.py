@@ -1,0 +1,267 @@
+"""Exact array arithmetic over GF(p) and over Q.
+
+Models evaluate their outputs and Jacobians through a *field* object, so one
+implementation serves every route: the fast route (``GF(p)``: ``int64``
+arrays, matrix products done in ``float64`` BLAS in chunks small enough to be
+exact), and the slow exact route over ``Q`` (``object`` arrays of
+:class:`fractions.Fraction`).
+
+Why float64 BLAS for GF(p): numpy's integer ``matmul`` does not use BLAS and
+is ~20x slower.  A ``float64`` product of two matrices with entries in
+``[0, p)`` is exact as long as every partial sum stays below ``2**53``; with
+``p < 2**21`` we can sum ``2**53 // (p-1)**2 >= 2048`` products per chunk,
+then reduce modulo ``p``.  The default prime ``1048573`` (the largest prime
+below ``2**20``) gives chunks of 8192 terms, so realistic layer widths need a
+single chunk.
+
+The rank of a Jacobian modulo ``p`` at an integer point is a *lower bound*
+on its rank over Q at that point, hence on the generic rank (a nonzero minor
+mod p is a nonzero integer).  A small prime only makes an accidental drop
+more likely, never an unsound answer.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from algebra.errors import InputError
+
+__all__ = ["DEFAULT_PRIME", "MAX_PRIME", "FloatField", "PrimeField", "RationalField", "is_prime"]
+
+DEFAULT_PRIME = 1048573  # largest prime < 2**20
+MAX_PRIME = 2**21  # keeps float64 BLAS chunks >= 2048 terms and int64 products exact
+
+
+def is_prime(n: int) -> bool:
+    """Deterministic primality test for ``n < 3.3e24`` (Miller–Rabin, fixed bases).
+
+    Examples
+    --------
+    >>> is_prime(1048573), is_prime(1048575)
+    (True, False)
+    """
+    if n < 2:
+        return False
+    small = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)
+    for q in small:
+        if n % q == 0:
+            return n == q
+    d, s = n - 1, 0
+    while d % 2 == 0:
+        d //= 2
+        s += 1
+    for a in small:
+        x = pow(a, d, n)
+        if x in (1, n - 1):
+            continue
+        for _ in range(s - 1):
+            x = x * x % n
+            if x == n - 1:
+                break
+        else:
+            return False
+    return True
+
+
+class PrimeField:
+    """Arithmetic on ``int64`` numpy arrays with entries in ``[0, p)``.
+
+    Parameters
+    ----------
+    p : int
+        A prime ``< 2**21``.
+
+    Examples
+    --------
+    >>> F = PrimeField(101)
+    >>> F.matmul(F.array([[1, 2], [3, 4]]), F.array([[100], [1]])).ravel().tolist()
+    [1, 98]
+    >>> F.scalar(Fraction(1, 2))
+    51
+    >>> PrimeField(100)
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid prime=100: expected a prime below 2097152
+    """
+
+    exact_rationals = False
+
+    def __init__(self, p: int = DEFAULT_PRIME):
+        if not isinstance(p, (int, np.integer)) or p >= MAX_PRIME or not is_prime(int(p)):
+            raise InputError("prime", p, f"a prime below {MAX_PRIME}")
+        self.p = int(p)
+        self._chunk = max(1, (2**53 - 1) // ((self.p - 1) ** 2))
+
+    def __repr__(self) -> str:
+        return f"PrimeField({self.p})"
+
+    @property
+    def name(self) -> str:
+        return f"GF({self.p})"
+
+    def scalar(self, c) -> int:
+        c = Fraction(c)
+        if c.denominator % self.p == 0:
+            raise InputError("coefficient", str(c), f"a rational whose denominator is invertible mod {self.p}")
+        return c.numerator * pow(c.denominator, -1, self.p) % self.p
+
+    def array(self, x) -> np.ndarray:
+        a = np.asarray(x)
+        if a.dtype == object:
+            flat = [self.scalar(v) for v in a.ravel()]
+            return np.array(flat, dtype=np.int64).reshape(a.shape)
+        return np.mod(a.astype(np.int64), self.p)
+
+    def zeros(self, shape) -> np.ndarray:
+        return np.zeros(shape, dtype=np.int64)
+
+    def ones(self, shape) -> np.ndarray:
+        return np.ones(shape, dtype=np.int64)
+
+    def add(self, a, b):
+        return (a + b) % self.p
+
+    def sub(self, a, b):
+        return (a - b) % self.p
+
+    def neg(self, a):
+        return (-a) % self.p
+
+    def mul(self, a, b):
+        return (a * b) % self.p
+
+    def matmul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Exact ``a @ b mod p`` through chunked float64 BLAS."""
+        k = a.shape[-1]
+        out = None
+        for start in range(0, max(k, 1), self._chunk):
+            stop = min(k, start + self._chunk)
+            part = np.matmul(a[..., start:stop].astype(np.float64), b[..., start:stop, :].astype(np.float64))
+            part = np.mod(part.astype(np.int64), self.p)
+            out = part if out is None else (out + part) % self.p
+        if out is None:  # k == 0
+            shape = a.shape[:-1] + b.shape[-1:]
+            out = np.zeros(shape, dtype=np.int64)
+        return out
+
+    def polyval(self, coeffs, z):
+        """Horner evaluation of ``sum coeffs[i] z^i`` (coefficients rational)."""
+        cs = [self.scalar(c) for c in coeffs]
+        out = np.full(np.shape(z), cs[-1], dtype=np.int64)
+        for c in reversed(cs[:-1]):
+            out = (out * z + c) % self.p
+        return out
+
+
+class RationalField:
+    """Exact arithmetic over Q on ``object`` arrays of Fractions (slow, for checks).
+
+    Examples
+    --------
+    >>> Q = RationalField()
+    >>> Q.matmul(Q.array([[1, 2]]), Q.array([[Fraction(1, 2)], [1]])).tolist()
+    [[Fraction(5, 2)]]
+    """
+
+    exact_rationals = True
+    p = None
+    name = "QQ"
+
+    def __repr__(self) -> str:
+        return "RationalField()"
+
+    def scalar(self, c) -> Fraction:
+        return Fraction(c)
+
+    def array(self, x) -> np.ndarray:
+        a = np.asarray(x, dtype=object)
+        flat = [Fraction(int(v)) if isinstance(v, (int, np.integer)) else Fraction(v) for v in a.ravel()]
+        out = np.empty(len(flat), dtype=object)
+        out[:] = flat
+        return out.reshape(a.shape)
+
+    def zeros(self, shape) -> np.ndarray:
+        out = np.empty(shape, dtype=object)
+        out.fill(Fraction(0))
+        return out
+
+    def ones(self, shape) -> np.ndarray:
+        out = np.empty(shape, dtype=object)
+        out.fill(Fraction(1))
+        return out
+
+    def add(self, a, b):
+        return a + b
+
+    def sub(self, a, b):
+        return a - b
+
+    def neg(self, a):
+        return -a
+
+    def mul(self, a, b):
+        return a * b
+
+    def matmul(self, a, b):
+        if a.shape[-1] == 0:
+            return self.zeros(a.shape[:-1] + b.shape[-1:])
+        return np.matmul(a, b)
+
+    def polyval(self, coeffs, z):
+        cs = [Fraction(c) for c in coeffs]
+        out = self.zeros(np.shape(z))
+        out = out + cs[-1]
+        for c in reversed(cs[:-1]):
+            out = out * z + c
+        return out
+
+
+class FloatField:
+    """Plain float64 arithmetic with the same interface (the proof-free peer route).
+
+    Used only to compare against what numerical tools report; nothing it
+    computes is a certificate.
+    """
+
+    exact_rationals = False
+    p = None
+    name = "float64"
+
+    def __repr__(self) -> str:
+        return "FloatField()"
+
+    def scalar(self, c) -> float:
+        return float(Fraction(c))
+
+    def array(self, x) -> np.ndarray:
+        return np.asarray(x, dtype=np.float64)
+
+    def zeros(self, shape) -> np.ndarray:
+        return np.zeros(shape)
+
+    def ones(self, shape) -> np.ndarray:
+        return np.ones(shape)
+
+    def add(self, a, b):
+        return a + b
+
+    def sub(self, a, b):
+        return a - b
+
+    def neg(self, a):
+        return -a
+
+    def mul(self, a, b):
+        return a * b
+
+    def matmul(self, a, b):
+        return np.matmul(a, b)
+
+    def polyval(self, coeffs, z):
+        cs = [float(Fraction(c)) for c in coeffs]
+        out = np.full(np.shape(z), cs[-1])
+        for c in reversed(cs[:-1]):
+            out = out * z + c
+        return out

@@ -1,0 +1,436 @@
+"""Polynomial multilayer perceptrons, shallow networks and quadratic networks.
+
+``f(x) = W_L s_{L-1}( ... s_1(W_1 x + b_1) ... ) + b_L`` with a linear
+readout, each hidden activation ``s_l`` a univariate polynomial with rational
+coefficients, biases on every layer or on none (proximity-bias paper,
+Section 3 and Appendix B.2).  A *submodel with inactive neurons* removes the
+chosen hidden neurons (their weights are zero), which is the same as the
+network with those neurons deleted; its spec remembers the full widths.
+
+Parameter layout: for each layer ``l = 1..L`` the weight ``W_l`` (shape
+``(d_l, d_{l-1})``, row-major), followed by ``b_l`` when biases are on.
+
+Known symmetries (kernel witnesses, verified in the tests):
+
+* neuron rescaling, for a monomial activation ``c t^k``: scale the incoming
+  weights and bias of neuron ``i`` by ``s``, its outgoing weights by ``s^-k``;
+  the vector field is ``(W_l[i,:], b_l[i]) -> itself``,
+  ``W_{l+1}[:, i] -> -k W_{l+1}[:, i]``;
+* for a linear activation ``c t`` the whole ``GL(d_l)`` gauge
+  ``(W_l, b_l, W_{l+1}) -> (E W_l, E b_l, -W_{l+1} E)``;
+* for a pure quadratic activation ``c t^2`` feeding a layer of width one with
+  weights ``v``, the orthogonal group of ``diag(v)``: for ``i < j``, rows
+  ``(W_l, b_l)[i] -> v_j (W_l, b_l)[j]`` and ``[j] -> -v_i (W_l, b_l)[i]``
+  (``sum_i v_i z_i^2`` is invariant).  This accounts for the ``k = 2``
+  Alexander–Hirschowitz case ``dim = h n - binom(h, 2)``.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from math import comb, prod
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from algebra.errors import InputError
+from algebra.models.base import Model, int_list, positive_int
+from algebra.models.polynomial import Polynomial, parse_univariate
+
+__all__ = ["MLP", "shallow_network", "quadratic_network", "parse_activation", "parse_inactive"]
+
+
+def parse_activation(text: str, *, argument: str = "--activation") -> tuple:
+    """Parse one activation ``"t^3+t"`` into its coefficient tuple (Fractions)."""
+    return tuple(parse_univariate(text, variable="t", argument=argument))
+
+
+def parse_inactive(text: str, n_hidden: int, *, argument: str = "--inactive") -> dict:
+    """Parse ``"1:0,1:2,2:1"`` (layer:neuron pairs, layers counted from 1) into a dict.
+
+    Examples
+    --------
+    >>> parse_inactive("1:0,2:1,1:2", 2)
+    {1: (0, 2), 2: (1,)}
+    """
+    out: dict = {}
+    if not text:
+        return out
+    for item in text.split(","):
+        parts = item.strip().split(":")
+        if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+            raise InputError(argument, text, "comma-separated LAYER:NEURON pairs, e.g. 1:0,2:3")
+        layer, neuron = int(parts[0]), int(parts[1])
+        if not 1 <= layer <= n_hidden:
+            raise InputError(argument, text, f"hidden layers numbered 1..{n_hidden}")
+        out.setdefault(layer, set()).add(neuron)
+    return {k: tuple(sorted(v)) for k, v in sorted(out.items())}
+
+
+def _coeffs(act) -> tuple:
+    if isinstance(act, str):
+        return parse_activation(act)
+    if isinstance(act, Polynomial):
+        return tuple(act.coefficients_univariate())
+    try:
+        cs = tuple(Fraction(c) for c in act)
+    except (TypeError, ValueError):
+        raise InputError("activation", act, "a polynomial in t (text) or a coefficient list") from None
+    while len(cs) > 1 and cs[-1] == 0:
+        cs = cs[:-1]
+    if len(cs) < 2:
+        raise InputError("activation", act, "a non-constant polynomial")
+    return cs
+
+
+def _monomial(cs: tuple):
+    """``(c, k)`` if the activation is ``c t^k``, else ``None``."""
+    nz = [(k, c) for k, c in enumerate(cs) if c]
+    if len(nz) == 1:
+        return nz[0][1], nz[0][0]
+    return None
+
+
+def _act_text(cs: tuple) -> str:
+    terms = {(k,): c for k, c in enumerate(cs) if c}
+    return Polynomial(("t",), terms).to_text()
+
+
+class MLP(Model):
+    """Polynomial MLP with linear readout.
+
+    Parameters
+    ----------
+    widths : sequence of int
+        ``(d_0, ..., d_L)``, ``L >= 1``.
+    activations : str, coefficient list, or a sequence of those
+        One activation for every hidden layer, or one per hidden layer.
+    bias : bool
+        Biases on every layer (including the readout) or on none.
+    inactive : mapping, optional
+        ``{hidden layer (1-based): [neuron indices]}`` removed from the model.
+
+    Examples
+    --------
+    >>> m = MLP((2, 3, 1), "t^2")
+    >>> m.parameter_count, m.ambient_dimension(), m.expected_dimension()
+    (9, 3, 3)
+    >>> MLP((2, 3, 1, 1), "t^3", inactive={1: [0]}).effective_widths
+    (2, 2, 1, 1)
+    >>> MLP((2, 0, 1), "t^2")
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid widths=(2, 0, 1): expected integers >= 1
+    """
+
+    family = "mlp"
+
+    def __init__(self, widths: Sequence[int], activations="t^2", *, bias: bool = False, inactive: Mapping | None = None):
+        self.widths = int_list("widths", widths, minimum=1, min_length=2)
+        n_hidden = len(self.widths) - 2
+        if isinstance(activations, (str, Polynomial)) or (
+            isinstance(activations, (list, tuple)) and activations and not isinstance(activations[0], (str, list, tuple, Polynomial))
+        ):
+            acts = [_coeffs(activations)] * n_hidden
+        else:
+            acts = [_coeffs(a) for a in activations]
+            if len(acts) != n_hidden:
+                raise InputError("activations", activations, f"one activation or exactly {n_hidden} (one per hidden layer)")
+        self.activations = tuple(acts)
+        if not isinstance(bias, bool):
+            raise InputError("bias", bias, "True or False")
+        self.bias = bias
+        inactive = dict(inactive or {})
+        clean = {}
+        for layer, neurons in inactive.items():
+            if isinstance(layer, bool) or not isinstance(layer, int) or not 1 <= layer <= n_hidden:
+                raise InputError("inactive", inactive, f"hidden layers numbered 1..{n_hidden}")
+            ns = tuple(sorted(set(int(n) for n in neurons)))
+            if any(n < 0 or n >= self.widths[layer] for n in ns):
+                raise InputError("inactive", inactive, f"neurons of layer {layer} numbered 0..{self.widths[layer] - 1}")
+            if len(ns) >= self.widths[layer]:
+                raise InputError("inactive", inactive, f"at least one active neuron in layer {layer}")
+            if ns:
+                clean[layer] = ns
+        self.inactive = clean
+        eff = list(self.widths)
+        for layer, ns in clean.items():
+            eff[layer] -= len(ns)
+        self.effective_widths = tuple(eff)
+
+    # -- description --------------------------------------------------------
+    @property
+    def n_layers(self) -> int:
+        return len(self.widths) - 1
+
+    def param_blocks(self) -> list:
+        w = self.effective_widths
+        blocks = []
+        for l in range(1, len(w)):
+            blocks.append((f"W{l}", (w[l], w[l - 1])))
+            if self.bias:
+                blocks.append((f"b{l}", (w[l],)))
+        return blocks
+
+    def spec(self) -> dict:
+        return {
+            "family": self.family,
+            "widths": list(self.widths),
+            "activations": [_act_text(a) for a in self.activations],
+            "bias": self.bias,
+            "inactive": {str(k): list(v) for k, v in self.inactive.items()},
+        }
+
+    @property
+    def n_inputs(self) -> int:
+        return self.widths[0]
+
+    @property
+    def n_outputs(self) -> int:
+        return self.widths[-1]
+
+    @property
+    def degree(self) -> int:
+        return prod(len(a) - 1 for a in self.activations)
+
+    @property
+    def homogeneous(self) -> bool:
+        return not self.bias and all(_monomial(a) is not None for a in self.activations)
+
+    def _orthogonal_layers(self) -> list:
+        """Hidden layers with activation ``c t^2`` followed by a layer of width 1."""
+        w = self.effective_widths
+        out = []
+        for l, a in enumerate(self.activations, start=1):
+            mono = _monomial(a)
+            if mono and mono[1] == 2 and w[l + 1] == 1:
+                out.append(l)
+        return out
+
+    def symmetry_count(self) -> int:
+        w = self.effective_widths
+        count = 0
+        for l, a in enumerate(self.activations, start=1):
+            mono = _monomial(a)
+            if mono is None:
+                continue
+            count += w[l] ** 2 if mono[1] == 1 else w[l]
+        count += sum(comb(w[l], 2) for l in self._orthogonal_layers())
+        return count
+
+    def symmetry_names(self) -> list:
+        names = []
+        for l, a in enumerate(self.activations, start=1):
+            mono = _monomial(a)
+            if mono is None:
+                continue
+            names.append(f"GL({self.effective_widths[l]}) gauge of layer {l}" if mono[1] == 1 else f"neuron rescaling in layer {l}")
+        names += [f"O(diag v) rotations of layer {l}" for l in self._orthogonal_layers()]
+        return names
+
+    # -- evaluation ------------------------------------------------------------
+    def _forward_all(self, theta, X, F):
+        blocks = self._blocks(theta, F)
+        a = F.array(X)
+        zs, acts = [], [a]
+        L = self.n_layers
+        for l in range(1, L + 1):
+            z = F.matmul(a, blocks[f"W{l}"].T)
+            if self.bias:
+                z = F.add(z, blocks[f"b{l}"][None, :])
+            zs.append(z)
+            if l < L:
+                a = F.polyval(self.activations[l - 1], z)
+                acts.append(a)
+        return blocks, zs, acts
+
+    def forward(self, theta, X, field) -> np.ndarray:
+        _, zs, _ = self._forward_all(theta, X, field)
+        return zs[-1]
+
+    def jacobian(self, theta, X, field) -> np.ndarray:
+        F = field
+        blocks, zs, acts = self._forward_all(theta, X, F)
+        M = acts[0].shape[0]
+        L = self.n_layers
+        derivs = [tuple(k * c for k, c in enumerate(a))[1:] for a in self.activations]
+        dsig = [F.polyval(derivs[l - 1], zs[l - 1]) for l in range(1, L)]  # s_l'(z_l)
+        offsets = self.offsets()
+        P = self.parameter_count
+        out_dim = self.n_outputs
+        J = F.zeros((M, out_dim, P))
+        for o in range(out_dim):
+            delta = F.zeros((M, out_dim))
+            delta[:, o] = F.scalar(1)
+            for l in range(L, 0, -1):
+                start, shape = offsets[f"W{l}"]
+                a_prev = acts[l - 1]
+                block = F.mul(delta[:, :, None], a_prev[:, None, :]).reshape(M, -1)
+                J[:, o, start : start + block.shape[1]] = block
+                if self.bias:
+                    bstart, _ = offsets[f"b{l}"]
+                    J[:, o, bstart : bstart + delta.shape[1]] = delta
+                if l > 1:
+                    delta = F.mul(F.matmul(delta, blocks[f"W{l}"]), dsig[l - 2])
+        return J.reshape(M * out_dim, P)
+
+    def symmetry_fields(self, theta, field) -> np.ndarray:
+        F = field
+        blocks = self._blocks(theta, F)
+        offsets = self.offsets()
+        P = self.parameter_count
+        w = self.effective_widths
+        rows = []
+
+        def put(vec, name, index, values):
+            start, shape = offsets[name]
+            flat = np.arange(int(np.prod(shape))).reshape(shape)[index]
+            vec[start + np.asarray(flat).ravel()] = np.asarray(values).ravel()
+
+        for l, a in enumerate(self.activations, start=1):
+            mono = _monomial(a)
+            if mono is None:
+                continue
+            k = mono[1]
+            W, Wn = blocks[f"W{l}"], blocks[f"W{l + 1}"]
+            b = blocks.get(f"b{l}")
+            if k == 1:
+                for i in range(w[l]):
+                    for j in range(w[l]):
+                        vec = F.zeros(P)
+                        put(vec, f"W{l}", (i, slice(None)), W[j, :])
+                        if self.bias:
+                            put(vec, f"b{l}", (i,), b[j])
+                        put(vec, f"W{l + 1}", (slice(None), j), F.neg(Wn[:, i]))
+                        rows.append(vec)
+            else:
+                kk = F.scalar(k)
+                for i in range(w[l]):
+                    vec = F.zeros(P)
+                    put(vec, f"W{l}", (i, slice(None)), W[i, :])
+                    if self.bias:
+                        put(vec, f"b{l}", (i,), b[i])
+                    put(vec, f"W{l + 1}", (slice(None), i), F.neg(F.mul(Wn[:, i], kk)))
+                    rows.append(vec)
+        for l in self._orthogonal_layers():
+            W, v = blocks[f"W{l}"], blocks[f"W{l + 1}"][0]
+            b = blocks.get(f"b{l}")
+            for i in range(w[l]):
+                for j in range(i + 1, w[l]):
+                    vec = F.zeros(P)
+                    put(vec, f"W{l}", (i, slice(None)), F.mul(W[j, :], v[j]))
+                    put(vec, f"W{l}", (j, slice(None)), F.neg(F.mul(W[i, :], v[i])))
+                    if self.bias:
+                        put(vec, f"b{l}", (i,), F.mul(b[j], v[j]))
+                        put(vec, f"b{l}", (j,), F.neg(F.mul(b[i], v[i])))
+                    rows.append(vec)
+        if not rows:
+            return F.zeros((0, P))
+        return np.stack(rows)
+
+    @property
+    def has_coefficient_jacobian(self) -> bool:
+        return len(self.widths) == 3 and self.widths[2] == 1 and not self.bias and _monomial(self.activations[0]) is not None
+
+    def coefficient_jacobian(self, theta, field) -> np.ndarray:
+        """Direct coefficient-mode Jacobian for the shallow network ``sum_i v_i (w_i.x)^k``.
+
+        Rows are the monomials of degree ``k`` (graded lexicographic order, as
+        :func:`monomials`), columns the parameters.  Uses the multinomial
+        expansion ``(w.x)^k = sum_a k!/a! w^a x^a``.  Other architectures
+        use unisolvent sample points instead.
+        """
+        if not self.has_coefficient_jacobian:
+            return super().coefficient_jacobian(theta, field)
+        c, k = _monomial(self.activations[0])
+        F = field
+        n, h = self.effective_widths[0], self.effective_widths[1]
+        blocks = self._blocks(theta, F)
+        W, v = blocks["W1"], blocks["W2"][0]
+        exps = monomials(n, k)
+        exps_m1 = monomials(n, k - 1)
+        index_m1 = {e: i for i, e in enumerate(exps_m1)}
+        fact = [1]
+        for i in range(1, k + 1):
+            fact.append(fact[-1] * i)
+        multinom = np.array([F.scalar(Fraction(fact[k], prod(fact[a] for a in e)) * c) for e in exps], dtype=object)
+        multinom = F.array(multinom)
+        # powers W[i, j] ** a for a = 0..k
+        powers = [F.ones(W.shape)]
+        for _ in range(k):
+            powers.append(F.mul(powers[-1], W))
+        E = np.array(exps, dtype=np.int64)  # (N, n)
+        # w_i^a for every monomial a: (N, h)
+        wa = F.ones((len(exps), h))
+        for j in range(n):
+            stack = np.stack([powers[a][:, j] for a in range(k + 1)])  # (k+1, h)
+            wa = F.mul(wa, stack[E[:, j]])
+        N = len(exps)
+        P = self.parameter_count
+        J = F.zeros((N, P))
+        # d/dv_i : multinom * w_i^a
+        J[:, n * h :] = F.mul(wa, multinom[:, None])
+        # d/dW[i, j] : v_i * a_j * multinom(a) * w_i^(a - e_j)
+        Em1 = np.array(exps_m1, dtype=np.int64) if exps_m1 else np.zeros((0, n), dtype=np.int64)
+        wam1 = F.ones((len(exps_m1), h))
+        for j in range(n):
+            stack = np.stack([powers[a][:, j] for a in range(k + 1)])
+            wam1 = F.mul(wam1, stack[Em1[:, j]])
+        for j in range(n):
+            rows = [r for r, e in enumerate(exps) if e[j] > 0]
+            src = [index_m1[e[:j] + (e[j] - 1,) + e[j + 1 :]] for e in (exps[r] for r in rows)]
+            aj = F.array(np.array([exps[r][j] for r in rows], dtype=np.int64))
+            coef = F.mul(multinom[rows], aj)
+            vals = F.mul(F.mul(wam1[src], coef[:, None]), v[None, :])  # (len(rows), h)
+            cols = np.arange(h) * n + j
+            J[np.ix_(rows, cols)] = vals
+        return J
+
+
+def monomials(n: int, k: int) -> list:
+    """Exponent tuples of the degree-``k`` monomials in ``n`` variables (graded lex).
+
+    Examples
+    --------
+    >>> monomials(2, 2)
+    [(2, 0), (1, 1), (0, 2)]
+    """
+    if n == 0:
+        return [()] if k == 0 else []
+    if n == 1:
+        return [(k,)]
+    out = []
+    for first in range(k, -1, -1):
+        for rest in monomials(n - 1, k - first):
+            out.append((first,) + rest)
+    return out
+
+
+def shallow_network(n: int, degree: int, width: int) -> MLP:
+    """``x -> sum_{i<=width} v_i (w_i . x)^degree``: the secant of a Veronese variety.
+
+    Examples
+    --------
+    >>> m = shallow_network(3, 4, 5)
+    >>> m.parameter_count, m.ambient_dimension(), m.expected_dimension()
+    (20, 15, 15)
+    """
+    n = positive_int("n", n)
+    degree = positive_int("degree", degree)
+    width = positive_int("width", width)
+    acts = [Fraction(0)] * degree + [Fraction(1)]
+    return MLP((n, width, 1), tuple(acts), bias=False)
+
+
+def quadratic_network(d: int, outputs: int, width: int, *, bias: bool = False) -> MLP:
+    """Quadratic network ``x -> V (W x + b)^2 + c`` with ``outputs`` outputs (grokking paper, Sec. 4, App. G).
+
+    Examples
+    --------
+    >>> quadratic_network(4, 3, 5).parameter_count
+    35
+    """
+    d = positive_int("d", d)
+    outputs = positive_int("outputs", outputs)
+    width = positive_int("width", width)
+    return MLP((d, width, outputs), "t^2", bias=bias)

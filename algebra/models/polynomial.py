@@ -1,0 +1,453 @@
+"""Exact sparse polynomials and a safe text parser for them.
+
+Polynomials given as text (CLI arguments, activation functions, certificate
+files) are *parsed* by a small recursive-descent parser; nothing is ever
+passed to ``eval``, ``exec`` or ``sympy.sympify``.  The grammar is::
+
+    expr   := term (("+" | "-") term)*
+    term   := unary (("*" | "/") unary)*        # "/" only by a nonzero constant
+    unary  := ("+" | "-") unary | power
+    power  := atom (("^" | "**") INTEGER)?
+    atom   := NUMBER | NAME | "(" expr ")"
+
+NUMBER is a decimal integer or a finite decimal (``0.5`` is exactly 1/2);
+NAME is ``[A-Za-z_][A-Za-z0-9_]*``.  Juxtaposition (``2x``) is rejected.
+Exponents are limited to :data:`MAX_EXPONENT` and the number of terms to
+:data:`MAX_TERMS`, so hostile input cannot exhaust memory.
+
+A polynomial is represented as a ``dict`` mapping exponent tuples to
+:class:`fractions.Fraction` coefficients, over an explicit tuple of variable
+names (class :class:`Polynomial`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Iterable, Mapping, Sequence
+
+from algebra.errors import InputError
+
+__all__ = [
+    "MAX_EXPONENT",
+    "MAX_TERMS",
+    "MAX_TEXT",
+    "Polynomial",
+    "parse_polynomial",
+    "parse_univariate",
+]
+
+MAX_EXPONENT = 64
+MAX_TERMS = 20_000
+MAX_TEXT = 100_000
+
+_TOKEN = re.compile(
+    r"\s*(?:(?P<num>\d+(?:\.\d+)?)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<op>\*\*|[-+*/^()]))"
+)
+
+
+@dataclass(frozen=True)
+class Polynomial:
+    """A sparse multivariate polynomial with rational coefficients.
+
+    Parameters
+    ----------
+    variables : tuple of str
+        Variable names, in the order of the exponent tuples.
+    terms : dict
+        ``{exponents: Fraction}`` with no zero coefficients.
+
+    Examples
+    --------
+    >>> p = parse_polynomial("x^2 - 2*x*y + 1/2", variables=("x", "y"))
+    >>> p.degree
+    2
+    >>> p.evaluate({"x": 3, "y": 1})
+    Fraction(7, 2)
+    >>> p.derivative("x").to_text()
+    '2*x - 2*y'
+    """
+
+    variables: tuple
+    terms: Mapping
+
+    # -- construction -------------------------------------------------------
+    @classmethod
+    def constant(cls, c, variables: Sequence[str]) -> "Polynomial":
+        c = Fraction(c)
+        n = len(variables)
+        return cls(tuple(variables), {(0,) * n: c} if c else {})
+
+    @classmethod
+    def variable(cls, name: str, variables: Sequence[str]) -> "Polynomial":
+        variables = tuple(variables)
+        e = tuple(1 if v == name else 0 for v in variables)
+        return cls(variables, {e: Fraction(1)})
+
+    # -- arithmetic ---------------------------------------------------------
+    def _check(self, other: "Polynomial") -> None:
+        if self.variables != other.variables:
+            raise ValueError("polynomials over different variables")
+
+    def __add__(self, other: "Polynomial") -> "Polynomial":
+        self._check(other)
+        out = dict(self.terms)
+        for e, c in other.terms.items():
+            s = out.get(e, 0) + c
+            if s:
+                out[e] = s
+            else:
+                out.pop(e, None)
+        return Polynomial(self.variables, out)
+
+    def __neg__(self) -> "Polynomial":
+        return Polynomial(self.variables, {e: -c for e, c in self.terms.items()})
+
+    def __sub__(self, other: "Polynomial") -> "Polynomial":
+        return self + (-other)
+
+    def __mul__(self, other: "Polynomial") -> "Polynomial":
+        self._check(other)
+        out: dict = {}
+        for e1, c1 in self.terms.items():
+            for e2, c2 in other.terms.items():
+                e = tuple(a + b for a, b in zip(e1, e2))
+                s = out.get(e, 0) + c1 * c2
+                if s:
+                    out[e] = s
+                else:
+                    out.pop(e, None)
+            if len(out) > MAX_TERMS:
+                raise InputError("polynomial", "(product)", f"at most {MAX_TERMS} terms")
+        return Polynomial(self.variables, out)
+
+    def scale(self, c) -> "Polynomial":
+        c = Fraction(c)
+        if not c:
+            return Polynomial(self.variables, {})
+        return Polynomial(self.variables, {e: c * v for e, v in self.terms.items()})
+
+    def __pow__(self, k: int) -> "Polynomial":
+        result = Polynomial.constant(1, self.variables)
+        for _ in range(k):
+            result = result * self
+        return result
+
+    # -- queries ------------------------------------------------------------
+    @property
+    def degree(self) -> int:
+        """Total degree (``-1`` for the zero polynomial)."""
+        return max((sum(e) for e in self.terms), default=-1)
+
+    @property
+    def is_zero(self) -> bool:
+        return not self.terms
+
+    def is_constant(self) -> bool:
+        return all(sum(e) == 0 for e in self.terms)
+
+    def derivative(self, name: str) -> "Polynomial":
+        i = self.variables.index(name)
+        out = {}
+        for e, c in self.terms.items():
+            if e[i]:
+                f = list(e)
+                f[i] -= 1
+                out[tuple(f)] = c * e[i]
+        return Polynomial(self.variables, out)
+
+    def evaluate(self, values: Mapping[str, object]) -> Fraction:
+        """Exact value at a point given as ``{name: number}``."""
+        point = [Fraction(values[v]) for v in self.variables]
+        total = Fraction(0)
+        for e, c in self.terms.items():
+            term = c
+            for x, k in zip(point, e):
+                if k:
+                    term *= x**k
+            total += term
+        return total
+
+    def evaluate_mod(self, values: Sequence[int], p: int) -> int:
+        """Value modulo the prime ``p`` at an integer point (ordered as ``variables``)."""
+        total = 0
+        for e, c in self.terms.items():
+            term = c.numerator * pow(c.denominator, -1, p)
+            for x, k in zip(values, e):
+                if k:
+                    term = term * pow(x, k, p) % p
+            total += term
+        return total % p
+
+    def coefficients_univariate(self) -> list:
+        """Coefficient list ``[c0, c1, ...]`` of a univariate polynomial."""
+        if len(self.variables) != 1:
+            raise ValueError("not univariate")
+        deg = max(self.degree, 0)
+        coeffs = [Fraction(0)] * (deg + 1)
+        for (k,), c in self.terms.items():
+            coeffs[k] = c
+        return coeffs
+
+    def to_text(self) -> str:
+        """Canonical text form (re-parses to the same polynomial)."""
+        if not self.terms:
+            return "0"
+        parts = []
+        for e in sorted(self.terms, key=lambda e: (-sum(e), tuple(-k for k in e))):
+            c = self.terms[e]
+            mono = "*".join(
+                (v if k == 1 else f"{v}^{k}") for v, k in zip(self.variables, e) if k
+            )
+            mag = abs(c)
+            if mono and mag == 1:
+                body = mono
+            elif mono:
+                body = f"{_fraction_text(mag)}*{mono}"
+            else:
+                body = _fraction_text(mag)
+            sign = "-" if c < 0 else "+"
+            parts.append((sign, body))
+        first_sign, first = parts[0]
+        text = ("-" if first_sign == "-" else "") + first
+        for sign, body in parts[1:]:
+            text += f" {sign} {body}"
+        return text
+
+    def to_json(self) -> list:
+        """Canonical JSON form: sorted list of ``[exponents, "p/q"]`` pairs."""
+        return [[list(e), _fraction_text(c)] for e, c in sorted(self.terms.items())]
+
+
+def _fraction_text(c: Fraction) -> str:
+    c = Fraction(c)
+    return str(c.numerator) if c.denominator == 1 else f"{c.numerator}/{c.denominator}"
+
+
+class _Parser:
+    def __init__(self, text: str, variables: tuple | None, argument: str):
+        self.text = text
+        self.argument = argument
+        self.tokens = self._tokenize(text)
+        self.pos = 0
+        self.fixed = variables is not None
+        self.names: list = list(variables) if variables is not None else []
+
+    def _fail(self, what: str):
+        raise InputError(self.argument, self.text, what)
+
+    def _tokenize(self, text: str) -> list:
+        tokens = []
+        i = 0
+        while i < len(text):
+            if text[i].isspace():
+                i += 1
+                continue
+            m = _TOKEN.match(text, i)
+            if not m or m.end() == i:
+                self._fail(f"a polynomial; unexpected character {text[i]!r} at position {i}")
+            kind = m.lastgroup
+            tokens.append((kind, m.group(kind)))
+            i = m.end()
+        return tokens
+
+    def peek(self):
+        return self.tokens[self.pos] if self.pos < len(self.tokens) else (None, None)
+
+    def take(self):
+        tok = self.peek()
+        self.pos += 1
+        return tok
+
+    # The parse produces dict-polynomials over a growing variable list; they
+    # are padded to the final variable tuple at the end.
+    def parse(self) -> tuple:
+        if not self.tokens:
+            self._fail("a non-empty polynomial")
+        node = self.expr(0)
+        if self.pos != len(self.tokens):
+            self._fail(f"a polynomial; unexpected {self.peek()[1]!r}")
+        return node
+
+    def expr(self, depth: int):
+        if depth > 200:
+            self._fail("a polynomial nested at most 200 levels deep")
+        node = self.term(depth)
+        while self.peek()[1] in ("+", "-"):
+            op = self.take()[1]
+            rhs = self.term(depth)
+            node = _padd(node, rhs if op == "+" else _pscale(rhs, -1))
+        return node
+
+    def term(self, depth: int):
+        node = self.unary(depth)
+        while self.peek()[1] in ("*", "/"):
+            op = self.take()[1]
+            rhs = self.unary(depth)
+            if op == "*":
+                node = _pmul(node, rhs, self)
+            else:
+                if any(any(e) for e in rhs) or not rhs:
+                    self._fail("division only by a nonzero constant")
+                node = _pscale(node, 1 / next(iter(rhs.values())))
+        return node
+
+    def unary(self, depth: int):
+        if self.peek()[1] in ("+", "-"):
+            op = self.take()[1]
+            node = self.unary(depth + 1)
+            return node if op == "+" else _pscale(node, -1)
+        return self.power(depth)
+
+    def power(self, depth: int):
+        base = self.atom(depth)
+        if self.peek()[1] in ("^", "**"):
+            self.take()
+            kind, val = self.take()
+            if kind != "num" or "." in val:
+                self._fail("a non-negative integer exponent after ^")
+            k = int(val)
+            if k > MAX_EXPONENT:
+                self._fail(f"exponents at most {MAX_EXPONENT}")
+            result = {(): Fraction(1)}
+            for _ in range(k):
+                result = _pmul(result, base, self)
+            return result
+        return base
+
+    def atom(self, depth: int):
+        kind, val = self.take()
+        if kind == "num":
+            return {(): Fraction(val)} if Fraction(val) else {}
+        if kind == "name":
+            if val not in self.names:
+                if self.fixed:
+                    self._fail(f"a polynomial in the variables {', '.join(self.names)} (got {val!r})")
+                self.names.append(val)
+            i = self.names.index(val)
+            return {tuple([0] * i + [1]): Fraction(1)}
+        if val == "(":
+            node = self.expr(depth + 1)
+            if self.take()[1] != ")":
+                self._fail("a closing parenthesis")
+            return node
+        self._fail(f"a number, a variable or '(' (got {val!r})")
+
+
+def _norm(e: tuple) -> tuple:
+    """Strip trailing zeros so exponent tuples of different lengths compare."""
+    e = list(e)
+    while e and e[-1] == 0:
+        e.pop()
+    return tuple(e)
+
+
+def _padd(a: dict, b: dict) -> dict:
+    out = dict(a)
+    for e, c in b.items():
+        s = out.get(e, 0) + c
+        if s:
+            out[e] = s
+        else:
+            out.pop(e, None)
+    return out
+
+
+def _pscale(a: dict, c) -> dict:
+    c = Fraction(c)
+    return {e: v * c for e, v in a.items()} if c else {}
+
+
+def _pmul(a: dict, b: dict, parser: _Parser) -> dict:
+    out: dict = {}
+    for e1, c1 in a.items():
+        for e2, c2 in b.items():
+            n = max(len(e1), len(e2))
+            e = _norm(tuple((e1[i] if i < len(e1) else 0) + (e2[i] if i < len(e2) else 0) for i in range(n)))
+            if any(k > MAX_EXPONENT * 8 for k in e):
+                parser._fail(f"degrees at most {MAX_EXPONENT * 8}")
+            s = out.get(e, 0) + c1 * c2
+            if s:
+                out[e] = s
+            else:
+                out.pop(e, None)
+        if len(out) > MAX_TERMS:
+            parser._fail(f"a polynomial with at most {MAX_TERMS} terms")
+    return out
+
+
+def parse_polynomial(
+    text: str, variables: Iterable[str] | None = None, *, argument: str = "polynomial"
+) -> Polynomial:
+    """Parse ``text`` into a :class:`Polynomial` without evaluating code.
+
+    Parameters
+    ----------
+    text : str
+        The polynomial, e.g. ``"x^2*y^4 + z^6"`` or ``"t^3 + t/2"``.
+    variables : iterable of str, optional
+        The allowed variables, in order.  When omitted, the variables are the
+        names that occur, sorted alphabetically.
+    argument : str
+        Name used in error messages (e.g. ``"--activation"``).
+
+    Raises
+    ------
+    InputError
+        On any text that is not a polynomial in the allowed variables.
+
+    Examples
+    --------
+    >>> parse_polynomial("x^2*y^2").terms
+    {(2, 2): Fraction(1, 1)}
+    >>> parse_polynomial("(a+b)^2 - a*a").to_text()
+    '2*a*b + b^2'
+    >>> parse_polynomial("__import__('os')")
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid polynomial="__import__('os')": expected a polynomial; unexpected character "'" at position 11
+    >>> parse_polynomial("sin(t)", variables=["t"], argument="--activation")
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid --activation='sin(t)': expected a polynomial in the variables t (got 'sin')
+    """
+    if not isinstance(text, str):
+        raise InputError(argument, text, "a polynomial given as text")
+    if len(text) > MAX_TEXT:
+        raise InputError(argument, text[:40] + "...", f"text of at most {MAX_TEXT} characters")
+    fixed = tuple(variables) if variables is not None else None
+    parser = _Parser(text, fixed, argument)
+    raw = parser.parse()
+    names = parser.names
+    if fixed is None:
+        order = sorted(names)
+    else:
+        order = list(fixed)
+    n = len(order)
+    perm = [order.index(v) for v in names]
+    terms = {}
+    for e, c in raw.items():
+        full = [0] * n
+        for i, k in enumerate(e):
+            full[perm[i]] += k
+        terms[tuple(full)] = c
+    return Polynomial(tuple(order), terms)
+
+
+def parse_univariate(text: str, *, variable: str = "t", argument: str = "--activation") -> list:
+    """Parse a univariate polynomial into its coefficient list ``[c0, c1, ...]``.
+
+    Examples
+    --------
+    >>> parse_univariate("t^3 + t")
+    [Fraction(0, 1), Fraction(1, 1), Fraction(0, 1), Fraction(1, 1)]
+    >>> parse_univariate("3")
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid --activation='3': expected a non-constant polynomial in t
+    """
+    poly = parse_polynomial(text, variables=(variable,), argument=argument)
+    if poly.degree < 1:
+        raise InputError(argument, text, f"a non-constant polynomial in {variable}")
+    return poly.coefficients_univariate()

@@ -1,0 +1,514 @@
+"""Numpy loss models whose learning coefficient is known exactly.
+
+Every model here is a Gaussian regression that is *linear in a composite*
+``c(w)``: the prediction for features ``x`` is ``C(w) x`` with
+``C(w) = reshape(c(w), (b, a))``.  The empirical loss
+
+    L_n(w) = 1/(2n) sum_i ||y_i - C(w) x_i||^2
+           = 1/2 tr(C Sxx C^T) - tr(C Sxy) + 1/2 syy
+
+depends on the data only through the sufficient statistics
+``Sxx = X^T X / n``, ``Sxy = X^T Y / n`` and ``syy = ||Y||^2 / n``, so a
+full-batch loss and gradient cost ``O(b a^2 + cost of c)`` per chain and per
+step, independently of ``n`` (the "exact full-batch path" of issue 6).
+The statistics are either computed from explicit samples or, for Gaussian
+inputs, drawn from their exact joint law (Bartlett decomposition of the
+Wishart matrix ``X^T X``), which costs nothing in ``n``.
+
+Composites
+----------
+:class:`FactorProduct`
+    ``C = W_L ... W_1`` with ``W_i`` of shape ``(d_i, d_{i-1})``: reduced rank
+    regression (widths ``(M, H, N)``), deep linear networks, the query-key
+    composite ``A B^T`` (widths ``(d, k, d)``) and the regular linear model
+    (one factor).
+:class:`PolynomialMap`
+    ``c_k(w)`` given by polynomials, for Newton-polyhedron toys; the loss is
+    then ``K(w) = 1/2 (c(w) - c*)^T Sxx (c(w) - c*)`` plus noise terms.
+
+All chains are one array: methods take ``W`` of shape ``(chains, P)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from algebra.errors import InputError
+
+__all__ = [
+    "FactorProduct",
+    "PolynomialMap",
+    "RegressionModel",
+    "gaussian_statistics",
+    "bilinear_statistics",
+    "rrr_model",
+    "dln_model",
+    "qk_model",
+    "regular_model",
+    "polynomial_model",
+]
+
+
+def _positive_ints(name: str, values) -> tuple:
+    try:
+        out = tuple(int(v) for v in values)
+    except (TypeError, ValueError):
+        raise InputError(name, values, "a sequence of positive integers") from None
+    if not out or any(v <= 0 for v in out):
+        raise InputError(name, values, "a sequence of positive integers")
+    return out
+
+
+class FactorProduct:
+    """Composite ``C = W_L ... W_1`` of a chain of matrices.
+
+    Parameters
+    ----------
+    widths : sequence of int
+        ``(d_0, ..., d_L)``; factor ``W_i`` has shape ``(d_i, d_{i-1})``.
+
+    Examples
+    --------
+    >>> fp = FactorProduct((2, 3, 1))
+    >>> fp.num_params, fp.out_dim, fp.in_dim
+    (9, 1, 2)
+    >>> W = np.arange(9.0)[None, :]
+    >>> fp.matrix(W).shape
+    (1, 1, 2)
+    """
+
+    def __init__(self, widths):
+        self.widths = _positive_ints("widths", widths)
+        if len(self.widths) < 2:
+            raise InputError("widths", widths, "at least two widths (d0, d1, ...)")
+        self.shapes = [(self.widths[i + 1], self.widths[i]) for i in range(len(self.widths) - 1)]
+        sizes = [r * c for r, c in self.shapes]
+        self.offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
+        self.num_params = int(self.offsets[-1])
+        self.out_dim = self.widths[-1]
+        self.in_dim = self.widths[0]
+
+    def factors(self, W: np.ndarray) -> list:
+        """Split ``W`` (chains, P) into the factor matrices (chains, d_i, d_{i-1})."""
+        return [
+            W[:, self.offsets[i]:self.offsets[i + 1]].reshape((W.shape[0],) + s)
+            for i, s in enumerate(self.shapes)
+        ]
+
+    def pack(self, factors) -> np.ndarray:
+        """Inverse of :meth:`factors` for one parameter (factors without chain axis)."""
+        return np.concatenate([np.asarray(f, dtype=float).reshape(-1) for f in factors])
+
+    def matrix(self, W: np.ndarray) -> np.ndarray:
+        """The composite ``C(w)`` of shape (chains, d_L, d_0)."""
+        fs = self.factors(W)
+        out = fs[0]
+        for f in fs[1:]:
+            out = np.matmul(f, out)
+        return out
+
+    def matrix_and_vjp(self, W: np.ndarray):
+        """``C(w)`` and a function mapping dL/dC (chains, d_L, d_0) to dL/dw (chains, P)."""
+        fs = self.factors(W)
+        prefix = [fs[0]]  # prefix[i] = W_i ... W_1 (0-based: fs[i] @ ... @ fs[0])
+        for f in fs[1:]:
+            prefix.append(np.matmul(f, prefix[-1]))
+        C = prefix[-1]
+
+        def vjp(G: np.ndarray) -> np.ndarray:
+            grads = [None] * len(fs)
+            upstream = G  # = (W_L ... W_{i+1})^T G
+            for i in range(len(fs) - 1, -1, -1):
+                if i > 0:
+                    grads[i] = np.matmul(upstream, np.swapaxes(prefix[i - 1], 1, 2))
+                else:
+                    grads[i] = upstream
+                if i > 0:
+                    upstream = np.matmul(np.swapaxes(fs[i], 1, 2), upstream)
+            return np.concatenate([g.reshape(W.shape[0], -1) for g in grads], axis=1)
+
+        return C, vjp
+
+
+class PolynomialMap:
+    """Composite ``c(w) = (p_1(w), ..., p_q(w))`` given by polynomials.
+
+    Parameters
+    ----------
+    polynomials : sequence of :class:`algebra.models.polynomial.Polynomial`
+        All over the same variables (the parameters, in that order).
+
+    Examples
+    --------
+    >>> from algebra.models.polynomial import parse_polynomial
+    >>> pm = PolynomialMap([parse_polynomial("x^2*y", variables=("x", "y"))])
+    >>> C, vjp = pm.matrix_and_vjp(np.array([[2.0, 3.0]]))
+    >>> C.ravel().tolist(), vjp(np.ones((1, 1, 1))).ravel().tolist()
+    ([12.0], [12.0, 4.0])
+    """
+
+    def __init__(self, polynomials):
+        polynomials = list(polynomials)
+        if not polynomials:
+            raise InputError("polynomials", polynomials, "at least one polynomial")
+        self.variables = tuple(polynomials[0].variables)
+        if any(tuple(p.variables) != self.variables for p in polynomials):
+            raise InputError("polynomials", polynomials, "polynomials over the same variables")
+        monos = sorted({e for p in polynomials for e in p.terms})
+        if not monos:
+            raise InputError("polynomials", polynomials, "a nonzero polynomial")
+        self.exponents = np.array(monos, dtype=float).reshape(len(monos), len(self.variables))
+        index = {e: i for i, e in enumerate(monos)}
+        self.coefficients = np.zeros((len(polynomials), len(monos)))
+        for k, p in enumerate(polynomials):
+            for e, c in p.terms.items():
+                self.coefficients[k, index[e]] = float(c)
+        self.num_params = len(self.variables)
+        self.out_dim = 1
+        self.in_dim = len(polynomials)
+
+    def matrix(self, W: np.ndarray) -> np.ndarray:
+        return self.matrix_and_vjp(W)[0]
+
+    def matrix_and_vjp(self, W: np.ndarray):
+        E = self.exponents  # (T, P)
+        powers = W[:, None, :] ** E[None]  # (chains, T, P)
+        monos = np.prod(powers, axis=2)  # (chains, T)
+        C = (monos @ self.coefficients.T)[:, None, :]  # (chains, 1, q)
+
+        def vjp(G: np.ndarray) -> np.ndarray:
+            # d mono_t / d w_p = e_tp w_p^(e_tp - 1) prod_{s != p} w_s^e_ts
+            g_mono = G[:, 0, :] @ self.coefficients  # (chains, T)
+            out = np.zeros_like(W)
+            for p in range(W.shape[1]):
+                e = E[:, p]
+                lower = np.where(e > 0, W[:, None, p] ** np.maximum(e - 1, 0), 0.0)
+                rest = np.prod(np.delete(powers, p, axis=2), axis=2)
+                out[:, p] = np.sum(g_mono * e[None] * lower * rest, axis=1)
+            return out
+
+        return C, vjp
+
+
+def gaussian_statistics(C_star: np.ndarray, n: int, rng: np.random.Generator, *,
+                        noise: float = 1.0, method: str = "exact"):
+    """Sufficient statistics of ``y = C* x + noise * eps`` with ``x, eps`` standard Gaussian.
+
+    ``method="exact"`` draws ``(Sxx, Sxy, syy)`` from their exact joint law at
+    cost independent of ``n``: ``X^T X = A A^T`` with ``A`` the Bartlett
+    factor of a Wishart(n, I) matrix, ``X^T E = A Z`` with ``Z`` standard
+    Gaussian (``X^T E`` given ``X`` is matrix normal with row covariance
+    ``X^T X``), and ``||E||^2 = ||Z||^2 + chi^2((n - a) b)``.
+    ``method="explicit"`` materialises the ``n`` samples (in chunks) and also
+    returns them, for minibatch sampling.
+
+    Returns
+    -------
+    dict with keys ``Sxx``, ``Sxy``, ``syy`` and, for ``explicit``, ``X``, ``Y``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> s = gaussian_statistics(np.eye(2), 10**8, rng)
+    >>> bool(np.allclose(s["Sxx"], np.eye(2), atol=1e-3))
+    True
+    """
+    C_star = np.atleast_2d(np.asarray(C_star, dtype=float))
+    b, a = C_star.shape
+    if not isinstance(n, (int, np.integer)) or n <= a:
+        raise InputError("n", n, f"an integer sample size larger than the input dimension {a}")
+    if method == "exact":
+        A = np.zeros((a, a))
+        for i in range(a):
+            A[i, i] = np.sqrt(rng.chisquare(n - i))
+            A[i, :i] = rng.standard_normal(i)
+        XtX = A @ A.T
+        Z = rng.standard_normal((a, b))
+        XtE = noise * (A @ Z)
+        EtE = noise**2 * (np.sum(Z**2) + rng.chisquare((n - a) * b))
+        Sxx = XtX / n
+        Sxy = (XtX @ C_star.T + XtE) / n
+        syy = (np.sum((C_star @ XtX) * C_star) + 2.0 * np.sum(C_star.T * XtE) + EtE) / n
+        return {"Sxx": Sxx, "Sxy": Sxy, "syy": float(syy)}
+    if method == "explicit":
+        X = rng.standard_normal((n, a))
+        Y = X @ C_star.T + noise * rng.standard_normal((n, b))
+        return {"Sxx": X.T @ X / n, "Sxy": X.T @ Y / n, "syy": float(np.sum(Y**2) / n),
+                "X": X, "Y": Y}
+    raise InputError("method", method, "'exact' or 'explicit'")
+
+
+def bilinear_statistics(C_star: np.ndarray, n: int, rng: np.random.Generator, *,
+                        noise: float = 1.0, chunk: int = 100_000):
+    """Statistics of the query-key score model ``y = x^T C* z + noise * eps``.
+
+    ``x, z`` are independent standard Gaussian vectors in ``R^d``; the
+    features are ``vec(x z^T)`` (row-major, matching ``C.reshape(-1)``), so
+    the model is linear in the composite ``C = A B^T`` (graph-attention
+    paper, Section 3: the score of node pair ``(i, j)`` is ``x_i^T A B^T x_j``).
+    Samples are generated in chunks, so memory stays ``O(chunk d^2)``.
+    """
+    C_star = np.asarray(C_star, dtype=float)
+    d = C_star.shape[0]
+    q = d * d
+    c = C_star.reshape(-1)
+    Sxx = np.zeros((q, q))
+    Sxy = np.zeros((q, 1))
+    syy = 0.0
+    done = 0
+    while done < n:
+        m = min(chunk, n - done)
+        x = rng.standard_normal((m, d))
+        z = rng.standard_normal((m, d))
+        phi = (x[:, :, None] * z[:, None, :]).reshape(m, q)
+        y = phi @ c + noise * rng.standard_normal(m)
+        Sxx += phi.T @ phi
+        Sxy[:, 0] += phi.T @ y
+        syy += float(y @ y)
+        done += m
+    return {"Sxx": Sxx / n, "Sxy": Sxy / n, "syy": syy / n}
+
+
+@dataclass
+class RegressionModel:
+    """Gaussian regression linear in a composite, evaluated through sufficient statistics.
+
+    Parameters
+    ----------
+    name : str
+        Label used in tables.
+    composite : FactorProduct or PolynomialMap
+        The map ``w -> C(w)`` of shape (out_dim, in_dim).
+    Sxx, Sxy, syy : arrays, float
+        Sufficient statistics (see module docstring).
+    n : int
+        Sample size the statistics were computed from.
+    w_star : ndarray
+        The reference parameter (a local minimiser of ``L_n`` near the teacher,
+        see :meth:`refine_minimum`).
+    X, Y : ndarray, optional
+        Explicit samples, needed only for minibatch gradients.
+    family, params : str, dict
+        Which exact formula applies and its arguments (used by the suite).
+
+    Examples
+    --------
+    >>> m = rrr_model(3, 3, 2, 1, n=10**6, seed=0)
+    >>> W = np.stack([m.w_star, m.w_star + 0.1])
+    >>> loss, grad = m.loss_and_grad(W)
+    >>> loss.shape, grad.shape, bool(loss[1] > loss[0])
+    ((2,), (2, 12), True)
+    """
+
+    name: str
+    composite: object
+    Sxx: np.ndarray
+    Sxy: np.ndarray
+    syy: float
+    n: int
+    w_star: np.ndarray
+    X: np.ndarray | None = None
+    Y: np.ndarray | None = None
+    family: str = ""
+    params: dict = field(default_factory=dict)
+
+    @property
+    def dim(self) -> int:
+        return int(self.composite.num_params)
+
+    def loss(self, W: np.ndarray) -> np.ndarray:
+        """Full-batch loss for each row of ``W`` (chains, P)."""
+        C = self.composite.matrix(np.atleast_2d(W))
+        quad = np.einsum("kba,ac,kbc->k", C, self.Sxx, C)
+        lin = np.einsum("kba,ab->k", C, self.Sxy)
+        return 0.5 * quad - lin + 0.5 * self.syy
+
+    def loss_and_grad(self, W: np.ndarray, batch: np.ndarray | None = None):
+        """Loss and gradient per chain; ``batch`` (chains, B) indexes samples for minibatches."""
+        W = np.atleast_2d(W)
+        C, vjp = self.composite.matrix_and_vjp(W)
+        if batch is None:
+            CS = np.matmul(C, self.Sxx)  # (k, b, a)
+            G = CS - self.Sxy.T[None]
+            loss = 0.5 * np.einsum("kba,kba->k", CS, C) - np.einsum("kba,ab->k", C, self.Sxy) \
+                + 0.5 * self.syy
+            return loss, vjp(G)
+        if self.X is None:
+            raise InputError("batch", "minibatch", "a model built with explicit samples (data='explicit')")
+        Xb = self.X[batch]  # (k, B, a)
+        Yb = self.Y[batch]  # (k, B, b)
+        resid = np.matmul(Xb, np.swapaxes(C, 1, 2)) - Yb  # (k, B, b)
+        loss = 0.5 * np.mean(np.sum(resid**2, axis=2), axis=1)
+        G = np.matmul(np.swapaxes(resid, 1, 2), Xb) / batch.shape[1]
+        return loss, vjp(G)
+
+    def hessian_vector(self, w: np.ndarray, V: np.ndarray, *, h: float = 1e-5) -> np.ndarray:
+        """Hessian-vector products ``H(w) v`` for each row of ``V`` (central differences).
+
+        The loss is a polynomial in ``w``; the central difference has error
+        ``O(h^2 ||v||^3)`` times the third derivatives.
+        """
+        V = np.atleast_2d(V)
+        plus = self.loss_and_grad(w[None] + h * V)[1]
+        minus = self.loss_and_grad(w[None] - h * V)[1]
+        return (plus - minus) / (2 * h)
+
+    def refine_minimum(self, *, steps: int = 2000, tol: float = 1e-13) -> "RegressionModel":
+        """Move ``w_star`` from the teacher to the nearby minimiser of ``L_n`` (gradient descent).
+
+        With finite ``n`` the teacher is not a critical point of ``L_n``;
+        the estimator needs ``L_n(w*)`` at a local minimum, otherwise
+        ``n beta (L_n(teacher) - min L_n)`` biases every estimate.
+        """
+        w = self.w_star[None].copy()
+        # step from the largest Hessian eigenvalue at the teacher
+        P = w.shape[1]
+        H = self.hessian_vector(w[0], np.eye(P)) if P <= 400 else None
+        top = float(np.max(np.abs(np.linalg.eigvalsh(0.5 * (H + H.T))))) if H is not None else 10.0
+        lr = 1.0 / max(top, 1.0)
+        prev = np.inf
+        for _ in range(steps):
+            loss, g = self.loss_and_grad(w)
+            w = w - lr * g
+            if prev - loss[0] < tol:
+                break
+            prev = loss[0]
+        self.w_star = w[0]
+        return self
+
+
+def _teacher_factors(widths, r, rng, scale=1.0):
+    """Factors of rank ``r`` whose unused rows/columns are exactly zero (most singular point)."""
+    fs = []
+    for i in range(len(widths) - 1):
+        f = np.zeros((widths[i + 1], widths[i]))
+        k = min(r, widths[i + 1], widths[i])
+        block = rng.standard_normal((k, k))
+        # well-conditioned r x r block: orthogonal times scale
+        q, _ = np.linalg.qr(block)
+        f[:k, :k] = scale * q
+        fs.append(f)
+    return fs
+
+
+def _build(name, widths, r, *, n, seed, noise, data, family, params, stats="gaussian"):
+    rng = np.random.default_rng(np.random.SeedSequence(seed))
+    comp = FactorProduct(widths)
+    fs = _teacher_factors(widths, r, rng)
+    # random rotations on the input/output spaces make the teacher generic
+    qin, _ = np.linalg.qr(rng.standard_normal((widths[0], widths[0])))
+    qout, _ = np.linalg.qr(rng.standard_normal((widths[-1], widths[-1])))
+    fs[0] = fs[0] @ qin
+    fs[-1] = qout @ fs[-1]
+    w0 = comp.pack(fs)
+    C_star = comp.matrix(w0[None])[0]
+    if stats == "bilinear":
+        s = bilinear_statistics(C_star, n, rng, noise=noise)
+    else:
+        s = gaussian_statistics(C_star, n, rng, noise=noise, method=data)
+    if stats == "bilinear":
+        comp = _Flattened(comp)
+    model = RegressionModel(name, comp, s["Sxx"], s["Sxy"], s["syy"], n, w0,
+                            X=s.get("X"), Y=s.get("Y"), family=family, params=params)
+    return model.refine_minimum()
+
+
+def rrr_model(M: int, N: int, H: int, r: int, *, n: int = 10**7, seed: int = 0,
+              noise: float = 1.0, data: str = "exact") -> RegressionModel:
+    """Reduced rank regression ``y = B A x``, ``A`` (H x M), ``B`` (N x H), teacher rank ``r``.
+
+    Exact learning coefficient: Aoyagi & Watanabe (2005), via
+    ``algebra.slt.formulas.reduced_rank_regression(M, N, H, r)``.
+    """
+    M, N, H, r = _positive_ints("M,N,H", (M, N, H)) + (int(r),)
+    if not 0 <= r <= min(M, N, H):
+        raise InputError("r", r, f"an integer in [0, min(M, N, H)] = [0, {min(M, N, H)}]")
+    return _build(f"rrr M={M} N={N} H={H} r={r}", (M, H, N), r, n=n, seed=seed, noise=noise,
+                  data=data, family="rrr", params={"M": M, "N": N, "H": H, "r": r})
+
+
+def dln_model(widths, r: int, *, n: int = 10**7, seed: int = 0, noise: float = 1.0,
+              data: str = "exact") -> RegressionModel:
+    """Deep linear network ``y = W_L ... W_1 x`` with teacher of rank ``r`` (Aoyagi 2024)."""
+    widths = _positive_ints("widths", widths)
+    if len(widths) < 2 or not 0 <= int(r) <= min(widths):
+        raise InputError("r", r, f"an integer in [0, min(widths)] = [0, {min(widths)}]")
+    label = ",".join(map(str, widths))
+    return _build(f"dln ({label}) r={r}", widths, int(r), n=n, seed=seed, noise=noise,
+                  data=data, family="dln", params={"widths": widths, "r": int(r)})
+
+
+def qk_model(d: int, k: int, r: int, *, n: int = 10**6, seed: int = 0,
+             noise: float = 1.0) -> RegressionModel:
+    """Query-key composite ``C = A B^T`` (A, B of shape d x k) learning bilinear scores.
+
+    The graph-attention paper (Theorem 2) reduces the QK block near a teacher
+    of rank ``r`` to this reduced-rank matrix factorisation; the scores
+    ``x^T A B^T z`` are observed with Gaussian noise, so the composite's
+    Fisher metric is ``E[vec(x z^T) vec(x z^T)^T] = I``.
+    """
+    d, k = _positive_ints("d,k", (d, k))
+    if not 0 <= int(r) <= min(d, k):
+        raise InputError("r", r, f"an integer in [0, min(d, k)] = [0, {min(d, k)}]")
+    # C = A B^T = W2 W1 with W1 = B^T (k x d), W2 = A (d x k); the composite is
+    # flattened to one row of d*d bilinear features.
+    return _build(f"qk d={d} k={k} r={r}", (d, k, d), int(r), n=n, seed=seed, noise=noise,
+                  data="exact", family="qk", params={"d": d, "k": k, "r": int(r)},
+                  stats="bilinear")
+
+
+class _Flattened:
+    """View a (d x d) composite as one row of d*d features (for the bilinear QK model)."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.num_params = inner.num_params
+        self.out_dim = 1
+        self.in_dim = inner.out_dim * inner.in_dim
+
+    def matrix(self, W):
+        C = self.inner.matrix(W)
+        return C.reshape(C.shape[0], 1, -1)
+
+    def matrix_and_vjp(self, W):
+        C, vjp = self.inner.matrix_and_vjp(W)
+        shape = C.shape
+        return C.reshape(shape[0], 1, -1), lambda G: vjp(G.reshape(shape))
+
+
+def regular_model(in_dim: int, out_dim: int = 1, *, n: int = 10**7, seed: int = 0,
+                  noise: float = 1.0, data: str = "exact") -> RegressionModel:
+    """Linear regression ``y = W x`` with ``in_dim * out_dim`` parameters (regular: lambda = P/2)."""
+    a, b = _positive_ints("in_dim,out_dim", (in_dim, out_dim))
+    return _build(f"regular {b}x{a}", (a, b), min(a, b), n=n, seed=seed, noise=noise,
+                  data=data, family="regular", params={"rank": a * b})
+
+
+def polynomial_model(polynomials, *, w_star=None, n: int = 10**7, seed: int = 0,
+                     noise: float = 1.0) -> RegressionModel:
+    """Regression on Gaussian features with composite ``c(w) = (p_1(w), ...)``.
+
+    Near ``w*`` (default: the origin) the average loss is
+    ``K(w) = 1/2 (c(w) - c(w*))^T Sxx (c(w) - c(w*))``, so the learning
+    coefficient is that of ``sum_k (p_k(w) - p_k(w*))^2`` (Newton polyhedron).
+
+    Examples
+    --------
+    >>> from algebra.models.polynomial import parse_polynomial
+    >>> m = polynomial_model([parse_polynomial("x*y")], n=10**6)
+    >>> m.dim, m.family
+    (2, 'poly')
+    """
+    comp = PolynomialMap(polynomials)
+    rng = np.random.default_rng(np.random.SeedSequence(seed))
+    w0 = np.zeros(comp.num_params) if w_star is None else np.asarray(w_star, dtype=float)
+    if w0.shape != (comp.num_params,):
+        raise InputError("w_star", w_star, f"a point with {comp.num_params} coordinates")
+    C_star = comp.matrix(w0[None])[0]
+    s = gaussian_statistics(C_star, n, rng, noise=noise)
+    text = "; ".join(p.to_text() for p in polynomials)
+    model = RegressionModel(f"poly {text}", comp, s["Sxx"], s["Sxy"], s["syy"], n, w0,
+                            family="poly", params={"polynomials": text})
+    return model.refine_minimum()
