@@ -204,18 +204,22 @@ def exact_visible_dimension(Q, K) -> int:
         raise InputError("Q, K", (Q.shape, K.shape), "matrices (m, d) and (n, d)")
     if Q.shape[0] < 2 or K.shape[0] < 2:
         return 0
-    Qi, _ = _to_int_matrix(Q)
-    Ki, _ = _to_int_matrix(K)
-    Qm = flint.fmpz_mat(Qi)
-    Km = flint.fmpz_mat(Ki)
-    d = Q.shape[1]
-    # differences computed exactly in the integer ring (common scale per matrix)
-    Qd = flint.fmpz_mat(Q.shape[0] - 1, d, [Qm[i, j] - Qm[0, j] for i in range(1, Q.shape[0]) for j in range(d)])
-    Kd = flint.fmpz_mat(K.shape[0] - 1, d, [Km[i, j] - Km[0, j] for i in range(1, K.shape[0]) for j in range(d)])
-    rq = Qd.rank()
-    if rq == 0:
-        return 0
-    return int((Kd * Qd.transpose()).rank())
+    def diffs(M):  # exact integer differences, one common power-of-two scale per matrix
+        rows, _ = _to_int_matrix(M)
+        return [[x - y for x, y in zip(r, rows[0])] for r in rows[1:]]
+
+    Qd, Kd = diffs(Q), diffs(K)
+    Qm, Km = flint.fmpz_mat(Qd), flint.fmpz_mat(Kd)
+    bound = min(Q.shape[0] - 1, K.shape[0] - 1, Q.shape[1])
+    # Fast exact route: rank mod p is a lower bound of the rank over QQ; when it
+    # reaches the trivial upper bound min(m-1, n-1, d) the rank is exact.
+    p = 2**61 - 1
+    Qp = flint.nmod_mat(Qm.nrows(), Qm.ncols(), [int(x) % p for x in Qm.entries()], p)
+    Kp = flint.nmod_mat(Km.nrows(), Km.ncols(), [int(x) % p for x in Km.entries()], p)
+    rp = (Kp * Qp.transpose()).rank()
+    if rp == bound:
+        return int(rp)
+    return int((Km * Qm.transpose()).rank())
 
 
 def _orth_basis(M: np.ndarray, rtol: float | None = None) -> np.ndarray:

@@ -250,86 +250,88 @@ def sample(model, *, method: str = "mala", nbeta: float, gamma: float = 1.0,
     U, G, loss = potential_and_grad(W)
     n_data = getattr(model, "n", None)
 
-    for t in range(total):
-        active = divergent_step < 0
-        if method in ("sgld", "rmsprop_sgld"):
-            if batch_size is not None:
-                batch = streams.batch(model.X.shape[0], int(batch_size))
-                _, Gb, _ = potential_and_grad(W, batch)
-            else:
-                Gb = G
-            xi = streams.normal()
-            if method == "sgld":
-                W = W - 0.5 * eps[:, None] * Gb + noise * np.sqrt(eps)[:, None] * xi
-            else:
-                g2 = Gb**2
-                v_rms = g2 if v_rms is None else rmsprop_alpha * v_rms + (1 - rmsprop_alpha) * g2
-                pre = 1.0 / (np.sqrt(v_rms) + rmsprop_eps)
-                W = W - 0.5 * eps[:, None] * pre * Gb + noise * np.sqrt(eps[:, None] * pre) * xi
-            U, G, loss = potential_and_grad(W)
-            acc = None
-        elif method == "mala":
-            xi = streams.normal()
-            se = eps[:, None]
-            mean_fwd = W - 0.5 * se * G
-            Wp = mean_fwd + noise * np.sqrt(se) * xi
-            Up, Gp, lossp = potential_and_grad(Wp)
-            mean_bwd = Wp - 0.5 * se * Gp
-            log_q_fwd = -np.sum((Wp - mean_fwd) ** 2, axis=1) / (2 * eps)
-            log_q_bwd = -np.sum((W - mean_bwd) ** 2, axis=1) / (2 * eps)
-            log_a = (U - Up) + log_q_bwd - log_q_fwd
-            log_a = np.where(np.isfinite(log_a), log_a, -np.inf)
-            acc = np.exp(np.minimum(log_a, 0.0))
-            take = np.log(streams.uniform()) < log_a
-            W = np.where(take[:, None], Wp, W)
-            U = np.where(take, Up, U)
-            G = np.where(take[:, None], Gp, G)
-            loss = np.where(take, lossp, loss)
-        else:  # hmc
-            p = streams.normal()
-            se = eps[:, None]
-            Wq, Gq = W, G
-            pq = p - 0.5 * se * Gq
-            for i in range(int(leapfrog_steps)):
-                Wq = Wq + se * pq
-                Uq, Gq, lossq = potential_and_grad(Wq)
-                if i < leapfrog_steps - 1:
-                    pq = pq - se * Gq
-            pq = pq - 0.5 * se * Gq
-            log_a = (U + 0.5 * np.sum(p**2, axis=1)) - (Uq + 0.5 * np.sum(pq**2, axis=1))
-            log_a = np.where(np.isfinite(log_a), log_a, -np.inf)
-            acc = np.exp(np.minimum(log_a, 0.0))
-            take = np.log(streams.uniform()) < log_a
-            W = np.where(take[:, None], Wq, W)
-            U = np.where(take, Uq, U)
-            G = np.where(take[:, None], Gq, G)
-            loss = np.where(take, lossq, loss)
+    # proposals that overflow are rejected (or flagged as divergent) below
+    with np.errstate(over="ignore", invalid="ignore"):
+        for t in range(total):
+            active = divergent_step < 0
+            if method in ("sgld", "rmsprop_sgld"):
+                if batch_size is not None:
+                    batch = streams.batch(model.X.shape[0], int(batch_size))
+                    _, Gb, _ = potential_and_grad(W, batch)
+                else:
+                    Gb = G
+                xi = streams.normal()
+                if method == "sgld":
+                    W = W - 0.5 * eps[:, None] * Gb + noise * np.sqrt(eps)[:, None] * xi
+                else:
+                    g2 = Gb**2
+                    v_rms = g2 if v_rms is None else rmsprop_alpha * v_rms + (1 - rmsprop_alpha) * g2
+                    pre = 1.0 / (np.sqrt(v_rms) + rmsprop_eps)
+                    W = W - 0.5 * eps[:, None] * pre * Gb + noise * np.sqrt(eps[:, None] * pre) * xi
+                U, G, loss = potential_and_grad(W)
+                acc = None
+            elif method == "mala":
+                xi = streams.normal()
+                se = eps[:, None]
+                mean_fwd = W - 0.5 * se * G
+                Wp = mean_fwd + noise * np.sqrt(se) * xi
+                Up, Gp, lossp = potential_and_grad(Wp)
+                mean_bwd = Wp - 0.5 * se * Gp
+                log_q_fwd = -np.sum((Wp - mean_fwd) ** 2, axis=1) / (2 * eps)
+                log_q_bwd = -np.sum((W - mean_bwd) ** 2, axis=1) / (2 * eps)
+                log_a = (U - Up) + log_q_bwd - log_q_fwd
+                log_a = np.where(np.isfinite(log_a), log_a, -np.inf)
+                acc = np.exp(np.minimum(log_a, 0.0))
+                take = np.log(streams.uniform()) < log_a
+                W = np.where(take[:, None], Wp, W)
+                U = np.where(take, Up, U)
+                G = np.where(take[:, None], Gp, G)
+                loss = np.where(take, lossp, loss)
+            else:  # hmc
+                p = streams.normal()
+                se = eps[:, None]
+                Wq, Gq = W, G
+                pq = p - 0.5 * se * Gq
+                for i in range(int(leapfrog_steps)):
+                    Wq = Wq + se * pq
+                    Uq, Gq, lossq = potential_and_grad(Wq)
+                    if i < leapfrog_steps - 1:
+                        pq = pq - se * Gq
+                pq = pq - 0.5 * se * Gq
+                log_a = (U + 0.5 * np.sum(p**2, axis=1)) - (Uq + 0.5 * np.sum(pq**2, axis=1))
+                log_a = np.where(np.isfinite(log_a), log_a, -np.inf)
+                acc = np.exp(np.minimum(log_a, 0.0))
+                take = np.log(streams.uniform()) < log_a
+                W = np.where(take[:, None], Wq, W)
+                U = np.where(take, Uq, U)
+                G = np.where(take[:, None], Gq, G)
+                loss = np.where(take, lossq, loss)
 
-        # divergence: non-finite or runaway loss; freeze the chain at w*
-        bad = active & (~np.isfinite(loss) | ~np.all(np.isfinite(W), axis=1)
-                        | (nbeta * (loss - loss_star) > divergence_limit))
-        if np.any(bad):
-            divergent_step[bad] = t
-            W[bad] = w_star
-            U_b, G_b, loss_b = potential_and_grad(W[bad])
-            U[bad], G[bad], loss[bad] = U_b, G_b, loss_b
+            # divergence: non-finite or runaway loss; freeze the chain at w*
+            bad = active & (~np.isfinite(loss) | ~np.all(np.isfinite(W), axis=1)
+                            | (nbeta * (loss - loss_star) > divergence_limit))
+            if np.any(bad):
+                divergent_step[bad] = t
+                W[bad] = w_star
+                U_b, G_b, loss_b = potential_and_grad(W[bad])
+                U[bad], G[bad], loss[bad] = U_b, G_b, loss_b
 
-        if t < num_warmup:
-            if adapt and acc is not None:
-                # Robbins-Monro on log eps towards the acceptance target
-                rate = 1.0 / (1.0 + t) ** 0.6
-                eps = eps * np.exp(2.0 * rate * (acc - ACCEPT_TARGET[method]))
-                if t >= num_warmup // 2:
-                    log_eps_sum += np.log(eps)
-                    log_eps_count += 1
-            if warm is not None:
-                warm[:, t] = loss
-            if t == num_warmup - 1 and adapt and log_eps_count:
-                eps = np.full(C, float(np.exp(np.median(log_eps_sum / log_eps_count))))
-        else:
-            losses[:, t - num_warmup] = loss
-            if acc is not None:
-                accepted += np.where(divergent_step < 0, acc, 0.0)
+            if t < num_warmup:
+                if adapt and acc is not None:
+                    # Robbins-Monro on log eps towards the acceptance target
+                    rate = 1.0 / (1.0 + t) ** 0.6
+                    eps = eps * np.exp(2.0 * rate * (acc - ACCEPT_TARGET[method]))
+                    if t >= num_warmup // 2:
+                        log_eps_sum += np.log(eps)
+                        log_eps_count += 1
+                if warm is not None:
+                    warm[:, t] = loss
+                if t == num_warmup - 1 and adapt and log_eps_count:
+                    eps = np.full(C, float(np.exp(np.median(log_eps_sum / log_eps_count))))
+            else:
+                losses[:, t - num_warmup] = loss
+                if acc is not None:
+                    accepted += np.where(divergent_step < 0, acc, 0.0)
     accept_rate = accepted / num_draws if method in ACCEPT_TARGET else None
     losses[divergent_step >= 0] = np.nan
     settings = {

@@ -77,20 +77,29 @@ def _simplex(tab: list[list[Fraction]], basis: list[int], cost_row: int, allowed
         basis[best[1]] = col
 
 
-def _solve_square(rows: list[list[Fraction]], rhs: list[Fraction]) -> list[Fraction]:
-    """Solve a nonsingular square system exactly by Gauss-Jordan elimination."""
-    n = len(rows)
+def _solve_consistent(rows: list[list[Fraction]], rhs: list[Fraction], n: int) -> list[Fraction]:
+    """One exact solution of a consistent system ``rows x = rhs`` (free unknowns set to 0)."""
     aug = [list(r) + [v] for r, v in zip(rows, rhs)]
+    pivots, r = [], 0
     for c in range(n):
-        p = next(i for i in range(c, n) if aug[i][c] != 0)
-        aug[c], aug[p] = aug[p], aug[c]
-        piv = aug[c][c]
-        aug[c] = [v / piv for v in aug[c]]
-        for i in range(n):
-            if i != c and aug[i][c] != 0:
+        p = next((i for i in range(r, len(aug)) if aug[i][c] != 0), None)
+        if p is None:
+            continue
+        aug[r], aug[p] = aug[p], aug[r]
+        piv = aug[r][c]
+        aug[r] = [v / piv for v in aug[r]]
+        for i in range(len(aug)):
+            if i != r and aug[i][c] != 0:
                 f = aug[i][c]
-                aug[i] = [a - f * b for a, b in zip(aug[i], aug[c])]
-    return [aug[i][n] for i in range(n)]
+                aug[i] = [a - f * b for a, b in zip(aug[i], aug[r])]
+        pivots.append(c)
+        r += 1
+    if any(row[n] != 0 for row in aug[r:]):  # pragma: no cover - B^T y = c_B is always solvable
+        raise CertificateError("LP duals: inconsistent system")
+    x = [Fraction(0)] * n
+    for i, c in enumerate(pivots):
+        x[c] = aug[i][n]
+    return x
 
 
 def solve_standard_form(
@@ -150,7 +159,6 @@ def solve_standard_form(
         keep.append(i)
     tab = [tab[i][:n] + [tab[i][-1]] for i in keep]
     basis = [basis[i] for i in keep]
-    rows = list(keep)
     # Phase 2: reduced costs of c.
     obj = list(c) + [Fraction(0)]
     for i, bi in enumerate(basis):
@@ -163,13 +171,8 @@ def solve_standard_form(
     x = [Fraction(0)] * n
     for i, bi in enumerate(basis):
         x[bi] = tab[i][-1]
-    # Duals: B^T y = c_B on the kept rows, 0 on the redundant ones.
-    y = [Fraction(0)] * m
-    if basis:
-        Bt = [[A[r][bj] for r in rows] for bj in basis]
-        sol = _solve_square(Bt, [c[bj] for bj in basis])
-        for r, v in zip(rows, sol):
-            y[r] = v
+    # Duals: any y with B^T y = c_B (redundant rows make y non-unique).
+    y = _solve_consistent([[A[r][bj] for r in range(m)] for bj in basis], [c[bj] for bj in basis], m)
     # Undo the row sign flips so that y refers to the caller's rows.
     y_out = tuple(-v if f else v for v, f in zip(y, flipped))
     value = sum((ci * xi for ci, xi in zip(c, x)), Fraction(0))

@@ -374,7 +374,10 @@ def compact_faces(points: Sequence[tuple]) -> list[tuple[int, ...]]:
     >>> compact_faces([(2, 0), (1, 1), (0, 2), (2, 2)])
     [(0,), (0, 1, 2), (2,)]
     """
-    pts = list(points)
+    return sorted(_iter_compact_faces(list(points)))
+
+
+def _iter_compact_faces(pts: list[tuple]):
     n = len(pts[0]) if pts else 0
     seen: set = set()
     frontier = []
@@ -383,6 +386,7 @@ def compact_faces(points: Sequence[tuple]) -> list[tuple[int, ...]]:
         if face is not None and face[0] not in seen:
             seen.add(face[0])
             frontier.append(face[0])
+            yield face[0]
     while frontier:
         nxt = []
         for face in frontier:
@@ -393,8 +397,8 @@ def compact_faces(points: Sequence[tuple]) -> list[tuple[int, ...]]:
                 if bigger is not None and bigger[0] not in seen:
                     seen.add(bigger[0])
                     nxt.append(bigger[0])
+                    yield bigger[0]
         frontier = nxt
-    return sorted(seen)
 
 
 # ------------------------------------------------------------ degeneracy
@@ -527,7 +531,7 @@ def newton_rlct(K: Any, *, prior_exponents: Sequence[int] | None = None, variabl
     dim = _rank([[Fraction(p[i]) - anchor[i] for i in range(n)] for p in (points[q] for q in on_pts)] + [[int(i == j) for i in range(n)] for j in on_dirs]) if (on_pts or on_dirs) else 0
     codim = n - dim
     verdict, reason = "yes", "every compact face polynomial is nonzero on the real torus"
-    for face in compact_faces(points):
+    for face in _iter_compact_faces(points):
         has_zero, why = _face_has_torus_zero(names, terms, [points[q] for q in face])
         if has_zero == "yes":
             verdict, reason = "no", why

@@ -1,0 +1,208 @@
+"""One automatic calibration procedure for LLC estimation, with an ok/suspect verdict.
+
+The procedure is fixed once and applied unchanged to every model (no
+per-model tuning).  Why each choice:
+
+1. **Scale.** ``h`` = largest Hessian eigenvalue of ``L_n`` at ``w*`` (power
+   iteration on Hessian-vector products).  Everything below is stated in
+   units of ``h``, so rescaling the loss does not change the procedure.
+2. **Sampler: HMC** with 8 leapfrog steps.  It targets the tempered
+   posterior exactly (Metropolis correction), so there is no step-size
+   bias as in SGLD (whose stationary variance is off by ``~eps*curvature/4``),
+   and its trajectories cross the quartic (singular) directions, of width
+   ``nbeta^(-1/4)``, far faster than MALA per gradient (measured on
+   RRR 5x5x5 r=2: MALA drifted for ~10^4 steps, HMC was stationary after warm-up).
+3. **Chains and lengths.** 64 chains (batched, so they cost about 1.7x
+   what 16 do for models of ~50 parameters); 1000 warm-up steps and 2000
+   draws at the lowest temperature, doubling per decade of ``nbeta``
+   because mixing slows as ``nbeta`` grows (measured: at ``nbeta h = 10^5``
+   with 2000 draws, QK d=4 k=2 had split R-hat 1.06 and ESS 188).
+4. **Step size** from the acceptance target 0.65, adapted during warm-up
+   (Robbins-Monro on ``log eps``) and then frozen at the median over chains.
+5. **Temperatures** ``nbeta * h`` in ``{10^3, 10^4, 10^5}``, capped at
+   ``n * h / 10^3`` so the data-dependent fluctuation of the tempered
+   posterior, of order ``sqrt(lambda * nbeta / (2 n))`` (Watanabe's WBIC
+   theorem), stays below about 2% of lambda.
+6. **Localization** ``gamma = h``.  The localizing prior changes the target
+   at finite ``nbeta`` when ``gamma`` is comparable to ``sqrt(nbeta) h``
+   (measured: ``gamma = 100`` at ``nbeta = 10^4`` biased RRR by -15%); at
+   ``gamma = h`` the effect is below the Monte Carlo error.
+7. **Burn-in** by MSER on the chain-averaged trace.
+8. **Estimate.** The chain-wise estimate at each temperature, and the
+   intercept of the regression on ``1/log(nbeta)`` (grokking paper eq. (7)).
+   If the slope is significant (``|slope| > 3 se``), the model's
+   multiplicity correction ``-(m-1)/log(nbeta)`` is visible and the
+   intercept is reported; otherwise the estimate at the largest ``nbeta``
+   (smaller variance).
+9. **Verdict** ``ok`` unless a diagnostic fails: any divergent chain,
+   split R-hat > 1.05, ESS < 100, mean acceptance outside [0.3, 0.95],
+   burn-in longer than half the draws, or chi^2 of the temperature fit
+   beyond its 99.9% quantile.  Each failure is named in ``reasons``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from algebra.errors import InputError
+from algebra.numeric.estimators import LLCEstimate, estimate_llc, multi_temperature
+from algebra.numeric.samplers import sample, top_curvature
+
+__all__ = ["CalibrationSettings", "CalibratedLLC", "calibrated_llc", "verdict_reasons"]
+
+RHAT_MAX = 1.05
+ESS_MIN = 100.0
+ACCEPT_RANGE = (0.3, 0.95)
+SLOPE_Z = 3.0
+
+
+@dataclass(frozen=True)
+class CalibrationSettings:
+    """Knobs of the procedure; the defaults are the procedure (do not tune per model)."""
+
+    method: str = "hmc"
+    nbeta_scaled: tuple = (1e3, 1e4, 1e5)
+    gamma_scaled: float = 1.0
+    num_chains: int = 64
+    num_draws: int = 2000
+    draws_growth: float = 2.0
+    num_warmup: int = 1000
+    leapfrog_steps: int = 8
+    min_n_ratio: float = 1e3
+
+    def to_json(self) -> dict:
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
+
+
+FAST = CalibrationSettings(num_chains=16, num_draws=300, num_warmup=300, draws_growth=1.0)
+
+
+@dataclass(frozen=True)
+class CalibratedLLC:
+    """Result of :func:`calibrated_llc`."""
+
+    estimate: float
+    stderr: float
+    ci95: tuple
+    chosen: str
+    per_temperature: tuple
+    multi: object
+    verdict: str
+    reasons: tuple
+    seed: int
+    curvature: float
+    gamma: float
+    settings: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {
+            "estimate": self.estimate, "stderr": self.stderr, "ci95": list(self.ci95),
+            "chosen": self.chosen, "verdict": self.verdict, "reasons": list(self.reasons),
+            "seed": self.seed, "curvature": self.curvature, "gamma": self.gamma,
+            "per_temperature": [e.to_json() for e in self.per_temperature],
+            "multi_temperature": None if self.multi is None else self.multi.to_json(),
+            "settings": dict(self.settings),
+        }
+
+
+def verdict_reasons(est: LLCEstimate) -> list:
+    """Diagnostics of one chain-wise estimate that make it suspect (empty list: none).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as E
+    >>> verdict_reasons(E(divergent=((3, 17),), rhat=1.2, ess=500.0, accept_rate=0.6,
+    ...                   burnin=0, num_draws=100, nbeta=1000.0))
+    ['nbeta=1000: 1 divergent chain(s), first (chain 3, step 17)', 'nbeta=1000: split R-hat 1.200 > 1.05']
+    """
+    out = []
+    tag = f"nbeta={est.nbeta:g}"
+    if est.divergent:
+        c, s = est.divergent[0]
+        out.append(f"{tag}: {len(est.divergent)} divergent chain(s), first (chain {c}, step {s})")
+    if not (est.rhat <= RHAT_MAX):
+        out.append(f"{tag}: split R-hat {est.rhat:.3f} > {RHAT_MAX}")
+    if est.ess < ESS_MIN:
+        out.append(f"{tag}: ESS {est.ess:.0f} < {ESS_MIN:.0f}")
+    if est.accept_rate is not None and not ACCEPT_RANGE[0] <= est.accept_rate <= ACCEPT_RANGE[1]:
+        out.append(f"{tag}: acceptance {est.accept_rate:.2f} outside {ACCEPT_RANGE}")
+    if est.burnin > est.num_draws:
+        out.append(f"{tag}: burn-in {est.burnin} draws, trace not stationary")
+    return out
+
+
+def calibrated_llc(model, *, settings: CalibrationSettings | None = None, seed: int = 0,
+                   progress=None) -> CalibratedLLC:
+    """Estimate the LLC of ``model`` at ``w*`` with the automatic calibration (module docstring).
+
+    Parameters
+    ----------
+    model : RegressionModel or compatible
+    settings : CalibrationSettings, optional
+        Defaults to :class:`CalibrationSettings` (the procedure); :data:`FAST`
+        shrinks chain lengths for tests and notebooks.
+    seed : int
+        Root seed; temperature ``j`` uses the ``j``-th child of its SeedSequence.
+    progress : callable, optional
+        Called with a short string after each temperature.
+
+    Examples
+    --------
+    >>> from algebra.numeric.models import regular_model
+    >>> res = calibrated_llc(regular_model(2, n=10**12), settings=FAST, seed=1)
+    >>> res.verdict, abs(res.estimate - 1.0) < 4 * res.stderr
+    ('ok', True)
+    """
+    s = settings or CalibrationSettings()
+    h = top_curvature(model)
+    if not h > 0:
+        raise InputError("model", getattr(model, "name", model),
+                         "a model with nonzero curvature at w* (found a flat Hessian)")
+    gamma = s.gamma_scaled * h
+    n = getattr(model, "n", None)
+    cap = math.inf if n is None else n * h / s.min_n_ratio
+    nbetas = sorted({float(min(v, cap) / h) for v in s.nbeta_scaled})
+    reasons = []
+    if len(nbetas) < len(s.nbeta_scaled):
+        reasons.append(f"n={n} too small for the temperature ladder; used nbeta {nbetas}")
+    child_seeds = np.random.SeedSequence(seed).generate_state(len(nbetas))
+    per = []
+    for j, nb in enumerate(nbetas):
+        draws = int(round(s.num_draws * s.draws_growth ** math.log10(nb / nbetas[0])))
+        run = sample(model, method=s.method, nbeta=nb, gamma=gamma, num_chains=s.num_chains,
+                     num_draws=draws, num_warmup=s.num_warmup,
+                     leapfrog_steps=s.leapfrog_steps, seed=int(child_seeds[j]))
+        try:
+            est = estimate_llc(run)
+        except InputError:
+            reasons.append(f"nbeta={nb:g}: all chains diverged")
+            continue
+        per.append(est)
+        reasons.extend(verdict_reasons(est))
+        if progress is not None:
+            progress(f"nbeta={nb:g}: {est.estimate:.3f} +- {est.stderr:.3f}")
+    if not per:
+        raise InputError("model", getattr(model, "name", model), "a model on which some chain converges")
+    top = max(per, key=lambda e: e.nbeta)
+    multi = multi_temperature(per) if len(per) >= 2 else None
+    chosen, est, se = "largest nbeta", top.estimate, top.stderr
+    if multi is not None:
+        dof = len(per) - 2
+        if dof > 0 and multi.chi2 > _chi2_999(dof):
+            reasons.append(f"temperature fit chi2 {multi.chi2:.1f} on {dof} dof: not of the form a + b/log(nbeta)")
+        if abs(multi.slope) > SLOPE_Z * multi.slope_stderr:
+            chosen, est, se = "multi-temperature intercept", multi.estimate, multi.stderr
+    z = 1.959963984540054
+    return CalibratedLLC(float(est), float(se), (est - z * se, est + z * se), chosen, tuple(per),
+                         multi, "suspect" if reasons else "ok", tuple(reasons), int(seed),
+                         float(h), float(gamma), {**s.to_json(), "nbetas": nbetas})
+
+
+def _chi2_999(dof: int) -> float:
+    """99.9% quantile of chi^2 with ``dof`` degrees of freedom (scipy)."""
+    from scipy.stats import chi2
+
+    return float(chi2.ppf(0.999, dof))

@@ -1,0 +1,66 @@
+"""`neuroalgebra dim`: JSON fields for every family; bad input exits 2 naming the argument."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from algebra.cli import main
+
+FAMILY_ARGS = [
+    ["mlp", "--widths", "3,4,1", "--activation", "t^2"],
+    ["mlp", "--widths", "3,4,1", "--activation", "t^2", "--bias"],
+    ["mlp", "--widths", "2,3,1,1", "--activation", "t^3", "--inactive", "1:0"],
+    ["shallow", "--n", "4", "--degree", "3", "--width", "5"],
+    ["quadratic", "--d", "4", "--outputs", "3", "--width", "5"],
+    ["quadratic", "--d", "3", "--outputs", "2", "--width", "2", "--bias"],
+    ["attention", "--d", "3", "--dout", "2", "--tokens", "2"],
+    ["attention", "--d", "3", "--dout", "2", "--tokens", "2", "--rank", "2"],
+    ["attention", "--d", "3", "--dout", "2", "--tokens", "1"],
+    ["qk", "--d", "5", "--k", "3"],
+    ["linear", "--widths", "4,3,5"],
+    ["polynomial", "a*c", "a*d", "b*c", "b*d", "--parameters", "a,b,c,d"],
+]
+KEYS = ["dimension", "lower_bound", "upper_bound", "certified", "ambient_dimension", "parameter_count",
+        "expected_dimension", "mode", "prime", "seed", "seconds"]
+
+
+@pytest.mark.parametrize("argv", FAMILY_ARGS, ids=[a[0] + str(i) for i, a in enumerate(FAMILY_ARGS)])
+def test_dim_json_has_the_fields(argv, capsys):
+    assert main(["dim", *argv, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    for key in KEYS:
+        assert key in out
+    assert out["lower_bound"] == out["dimension"] <= out["upper_bound"]
+    assert out["certified"] == (out["lower_bound"] == out["upper_bound"])
+
+
+def test_dim_human_table_and_builtin_examples(capsys):
+    assert main(["dim", "qk", "--d", "3", "--k", "2"]) == 0
+    assert "certified" in capsys.readouterr().out
+    assert main(["dim", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert len(rows) >= 8 and all("example" in r for r in rows)
+
+
+BAD = [
+    (["mlp", "--widths", "3,0,1"], "--widths"),
+    (["mlp", "--widths", "3,-4,1"], "--widths"),
+    (["mlp", "--widths", "3,4,1", "--activation", "exp(t)"], "--activation"),
+    (["mlp", "--widths", "3,4,1", "--activation", "7"], "--activation"),
+    (["mlp", "--widths", "3,4,1", "--inactive", "3:0"], "--inactive"),
+    (["attention", "--d", "3", "--dout", "2", "--tokens", "2", "--rank", "4"], "--rank"),
+    (["shallow", "--n", "0", "--degree", "3", "--width", "2"], "--n"),
+    (["qk", "--d", "-2", "--k", "1"], "--d"),
+    (["mlp", "--widths", "400,4000,4000,1"], "--widths"),
+    (["polynomial", "__import__('os').system('true')", "--parameters", "a"], "polynomials"),
+]
+
+
+@pytest.mark.parametrize("argv, argument", BAD, ids=[b[1] + str(i) for i, b in enumerate(BAD)])
+def test_bad_input_exits_2_naming_the_argument(argv, argument):
+    proc = subprocess.run([sys.executable, "-m", "algebra", "dim", *argv], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert argument in proc.stderr
+    assert "Traceback" not in proc.stderr
