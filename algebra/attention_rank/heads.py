@@ -15,7 +15,7 @@ located with :func:`importlib.util.find_spec` and read as plain files.
   every layer's per-head queries and keys.
 
 The paper's learned-head calibration (Sui & Zhang, Section 4.2, Appendix F)
-is run on these heads by :func:`algebra.attention_rank.geometry.head_report`.
+is run on these heads by :func:`head_table`.
 """
 
 from __future__ import annotations
@@ -379,3 +379,97 @@ def extract_heads(length: int = 128, *, text: str = DEFAULT_TEXT, directory=None
     out["head_size"] = weights.head_size
     out["scale"] = 1.0 / np.sqrt(weights.head_size)
     return out
+
+
+def sentence_embedding(weights: BertWeights, ids) -> np.ndarray:
+    """Mean-pooled, L2-normalized sentence embedding (the package's pipeline:
+    Transformer -> Pooling(mean) -> Normalize)."""
+    h = bert_forward(weights, ids)["hidden"]
+    e = h.mean(axis=0)
+    return e / np.linalg.norm(e)
+
+
+MULTIPLIERS = (0.5, 0.75, 1.0, 1.5, 2.0)
+EPSILONS = (0.15, 0.25, 0.35)
+
+
+def head_table(length: int = 128, *, multipliers=MULTIPLIERS, eps_list=EPSILONS, layers=None,
+               heads=None, seed: int = 0, emit_dir=None, emit_multiplier: float = 1.0,
+               emit_eps: float = 0.25, progress: bool = False, directory=None) -> dict:
+    """Certificate chain for every head of all-MiniLM-L6-v2 on the fixed text.
+
+    For each (layer, head): the exact visible dimension (rank over QQ), and
+    for each temperature multiplier ``m`` (``beta = m / sqrt(head_size)``) and
+    error ``eps``: ``r_int^SVD(eps/3)`` with the chain (F.1)-(F.2), the
+    attention-SVD and representative-row upper ranks of the full matrix
+    (float64), and the greedy lower rank.  With ``emit_dir``, interval
+    payloads (:func:`~algebra.attention_rank.certificates.approximation_rank_certificates`,
+    on a 32-row subsample) for ``(emit_multiplier, emit_eps)`` are written there,
+    one JSON file per head.  Spearman associations across heads follow the
+    paper's Section 4.2.
+    """
+    from scipy import stats
+    from tqdm import tqdm
+
+    from algebra.attention_rank.certificates import (
+        approximation_rank_certificates,
+        lower_certificate,
+        upper_rank_float,
+    )
+    from algebra.attention_rank.geometry import InteractionChain, exact_visible_dimension
+
+    ext = extract_heads(length, directory=directory)
+    Qall, Kall = ext["queries"], ext["keys"]
+    n_layers, n_heads = Qall.shape[:2]
+    layers = range(n_layers) if layers is None else layers
+    heads = range(n_heads) if heads is None else heads
+    for name, sel, top in (("layers", layers, n_layers), ("heads", heads, n_heads)):
+        if not all(isinstance(i, int) and 0 <= i < top for i in sel):
+            raise InputError(name, list(sel), f"integers in [0, {top})")
+    rows = []
+    pairs = [(layer, h) for layer in layers for h in heads]
+    if emit_dir is not None:
+        Path(emit_dir).mkdir(parents=True, exist_ok=True)
+    for layer, h in tqdm(pairs, desc="heads", disable=not progress):
+        Q = Qall[layer, h] * ext["scale"]
+        K = Kall[layer, h]
+        chain = InteractionChain(Q, K)
+        entry = {"layer": layer, "head": h, "r_exact": exact_visible_dimension(Q, K),
+                 "r_numeric": chain.r_visible, "settings": []}
+        for m in multipliers:
+            for eps in eps_list:
+                ch = chain.chain(m, eps)
+                entry["settings"].append({
+                    "multiplier": m, "eps": eps, **ch,
+                    "upper_svd": upper_rank_float(Q, K, m, eps, method="svd"),
+                    "upper_representative": upper_rank_float(Q, K, m, eps, method="representative"),
+                    "lower": lower_certificate(Q, K, m, eps)[0],
+                })
+        if emit_dir is not None:
+            cert = approximation_rank_certificates(Q, K, emit_multiplier, emit_eps, seed=seed)
+            cert.update({"layer": layer, "head": h, "length": length, "multiplier": emit_multiplier,
+                         "scale": ext["scale"]})
+            (Path(emit_dir) / f"head_L{layer}_H{h}.json").write_text(json.dumps(cert))
+            entry["certified"] = {k: cert[k] for k in ("upper_svd_rank", "upper_representative_rank",
+                                                       "lower_rank", "rows")}
+        rows.append(entry)
+    summary = []
+    for m in multipliers:
+        for eps in eps_list:
+            cells = [s for r in rows for s in r["settings"] if s["multiplier"] == m and s["eps"] == eps]
+            rint = [s["r_int"] for s in cells]
+            item = {"multiplier": m, "eps": eps, "heads": len(cells),
+                    "median_r_int": float(np.median(rint)),
+                    "median_upper_svd": float(np.median([s["upper_svd"] for s in cells])),
+                    "median_upper_representative": float(np.median([s["upper_representative"] for s in cells])),
+                    "fraction_r_int_below_r_exact": float(np.mean(
+                        [s["r_int"] < r["r_exact"] for r in rows for s in r["settings"]
+                         if s["multiplier"] == m and s["eps"] == eps]))}
+            if len(cells) >= 3:
+                for key in ("upper_svd", "upper_representative"):
+                    rho = stats.spearmanr(rint, [s[key] for s in cells]).statistic
+                    item[f"spearman_r_int_{key}"] = None if np.isnan(rho) else float(rho)
+            summary.append(item)
+    return {"model": "all-MiniLM-L6-v2", "package": PACKAGE, "length": length,
+            "head_size": ext["head_size"], "multipliers": list(multipliers), "eps": list(eps_list),
+            "seed": seed, "heads": rows, "summary": summary}

@@ -41,6 +41,7 @@ __all__ = [
 MAX_EXPONENT = 64
 MAX_TERMS = 20_000
 MAX_TEXT = 100_000
+MAX_DEPTH = 100
 
 _TOKEN = re.compile(
     r"\s*(?:(?P<num>\d+(?:\.\d+)?)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<op>\*\*|[-+*/^()]))"
@@ -271,8 +272,8 @@ class _Parser:
         return node
 
     def expr(self, depth: int):
-        if depth > 200:
-            self._fail("a polynomial nested at most 200 levels deep")
+        if depth > MAX_DEPTH:
+            self._fail(f"a polynomial nested at most {MAX_DEPTH} levels deep")
         node = self.term(depth)
         while self.peek()[1] in ("+", "-"):
             op = self.take()[1]
@@ -294,6 +295,8 @@ class _Parser:
         return node
 
     def unary(self, depth: int):
+        if depth > MAX_DEPTH:
+            self._fail(f"a polynomial nested at most {MAX_DEPTH} levels deep")
         if self.peek()[1] in ("+", "-"):
             op = self.take()[1]
             node = self.unary(depth + 1)

@@ -1,0 +1,155 @@
+"""``neuroalgebra rlct ...``: exact learning coefficients from the command line.
+
+Argument parsing only; every subcommand calls a library function in
+:mod:`algebra.slt`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from algebra.errors import InputError
+
+__all__ = ["register"]
+
+
+def _int(name: str, minimum: int = 0):
+    """argparse type: an integer >= minimum, with a message naming the argument."""
+
+    def parse(text: str) -> int:
+        t = text.strip()
+        if not (t.isdigit() and int(t) >= minimum):
+            allowed = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+            raise argparse.ArgumentTypeError(str(InputError(name, text, allowed)))
+        return int(t)
+
+    return parse
+
+
+def _widths(text: str) -> tuple:
+    parts = [p.strip() for p in str(text).split(",")]
+    if len(parts) < 2 or not all(p.isdigit() and int(p) > 0 for p in parts):
+        raise InputError("--widths", text, "at least 2 positive integers separated by commas")
+    return tuple(int(p) for p in parts)
+
+
+def _print_lc(lc, as_json: bool) -> int:
+    if as_json:
+        print(json.dumps(lc.to_json(), indent=2))
+        return 0
+    rows = [("lambda", str(lc.lam)), ("multiplicity", str(lc.multiplicity)), ("theorem", lc.theorem), ("case", lc.case)]
+    for key, value in lc.extra.items():
+        rows.append((key, str(value)))
+    width = max(len(k) for k, _ in rows)
+    for k, v in rows:
+        print(f"{k.ljust(width)}  {v}")
+    return 0
+
+
+def _run_rrr(args) -> int:
+    from algebra.slt.formulas import reduced_rank_regression
+
+    return _print_lc(reduced_rank_regression(args.M, args.N, args.H, args.r), args.json)
+
+
+def _run_dln(args) -> int:
+    from algebra.slt.formulas import deep_linear_network
+
+    return _print_lc(deep_linear_network(_widths(args.widths), args.r), args.json)
+
+
+def _run_qk(args) -> int:
+    from algebra.slt.formulas import query_key
+
+    return _print_lc(query_key(args.d, args.k, args.r), args.json)
+
+
+def _run_regular(args) -> int:
+    from algebra.slt.formulas import regular_model
+
+    return _print_lc(regular_model(args.rank), args.json)
+
+
+def _run_quadratic(args) -> int:
+    from algebra.slt.regular import quadratic_network
+
+    return _print_lc(quadratic_network(args.d, args.outputs, args.width, bias=args.bias, seed=args.seed), args.json)
+
+
+def _run_poly(args) -> int:
+    from algebra.models.polynomial import parse_polynomial
+    from algebra.slt.newton import newton_rlct
+
+    variables = None
+    if args.variables:
+        variables = [v.strip() for v in args.variables.split(",")]
+    K = parse_polynomial(args.K, variables, argument="K")
+    prior = None
+    if args.prior:
+        parts = [p.strip() for p in args.prior.split(",")]
+        if len(parts) != len(K.variables) or not all(p.isdigit() for p in parts):
+            raise InputError("--prior", args.prior, f"{len(K.variables)} non-negative integers separated by commas (one per variable {', '.join(K.variables)})")
+        prior = [int(p) for p in parts]
+    res = newton_rlct(K, prior_exponents=prior)
+    if args.json:
+        print(json.dumps(res.to_json(), indent=2))
+        return 0
+    rows = [
+        ("lambda", f"{res.lam} ({'exact' if res.exact else 'upper bound'})"),
+        ("multiplicity", str(res.multiplicity) if res.exact else f"(face codimension {res.multiplicity})"),
+        ("newton distance", str(res.distance)),
+        ("non-degenerate", f"{res.nondegenerate}: {res.reason}"),
+        ("variables", ", ".join(res.variables)),
+    ]
+    width = max(len(k) for k, _ in rows)
+    for k, v in rows:
+        print(f"{k.ljust(width)}  {v}")
+    return 0
+
+
+def register(subparsers) -> None:
+    """Add the ``rlct`` command and its subcommands."""
+    rlct = subparsers.add_parser(
+        "rlct",
+        help="exact learning coefficients (RLCT lambda and multiplicity)",
+        description="Exact learning coefficients: closed-form theorems, certified dimensions, Newton polyhedra.",
+    )
+    sub = rlct.add_subparsers(dest="rlct_command", metavar="MODEL", parser_class=type(rlct))
+    rlct.set_defaults(handler=lambda args: (rlct.print_help(), 2)[1])
+
+    def add(name: str, help_text: str, handler):
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        p.add_argument("--json", action="store_true", help="print JSON (lambda as an exact string)")
+        p.set_defaults(handler=handler)
+        return p
+
+    p = add("rrr", "reduced rank regression, Aoyagi & Watanabe (2005)", _run_rrr)
+    p.add_argument("--M", type=_int("--M", 1), required=True, help="input dimension")
+    p.add_argument("--N", type=_int("--N", 1), required=True, help="output dimension")
+    p.add_argument("--H", type=_int("--H", 1), required=True, help="hidden width")
+    p.add_argument("--r", type=_int("--r", 0), required=True, help="rank of the true map")
+
+    p = add("dln", "deep linear network, Aoyagi (2024)", _run_dln)
+    p.add_argument("--widths", required=True, help="d0,...,dL from input to output, e.g. 4,3,3,5")
+    p.add_argument("--r", type=_int("--r", 0), required=True, help="rank of the true product")
+
+    p = add("qk", "query-key composite A B^T, graph-attention paper Theorem 2", _run_qk)
+    p.add_argument("--d", type=_int("--d", 1), required=True, help="embedding dimension")
+    p.add_argument("--k", type=_int("--k", 1), required=True, help="query/key width (k <= d)")
+    p.add_argument("--r", type=_int("--r", 0), required=True, help="teacher rank (r <= k)")
+
+    p = add("regular", "regular model: lambda = rank/2", _run_regular)
+    p.add_argument("--rank", type=_int("--rank", 0), required=True, help="number of identifiable directions")
+
+    p = add("quadratic", "quadratic network: lambda = certified secant dimension / 2 (grokking paper)", _run_quadratic)
+    p.add_argument("--d", type=_int("--d", 1), required=True, help="input dimension")
+    p.add_argument("--outputs", type=_int("--outputs", 1), required=True, help="number of outputs p")
+    p.add_argument("--width", type=_int("--width", 1), required=True, help="hidden width K")
+    p.add_argument("--bias", action="store_true", help="include biases b, c (Theorems G.1, G.2)")
+    p.add_argument("--seed", type=_int("--seed", 0), default=0, help="seed of the dimension engine")
+
+    p = add("poly", "Newton polyhedron of a polynomial K >= 0 at the origin", _run_poly)
+    p.add_argument("K", help='the loss polynomial itself, e.g. "x^2*y^4 + z^6"')
+    p.add_argument("--variables", help="variable order, comma-separated (default: alphabetical)")
+    p.add_argument("--prior", help="exponents h of a monomial prior w^h, comma-separated")
