@@ -86,7 +86,8 @@ def model_from_args(args):
     if fam == "polynomial":
         params = [v.strip() for v in args.parameters.split(",") if v.strip()]
         inputs = [v.strip() for v in (args.inputs or "").split(",") if v.strip()]
-        return PolynomialMap(args.polynomials, parameters=params, inputs=inputs)
+        symmetries = [[c.strip() for c in field.split(",")] for field in args.symmetry]
+        return PolynomialMap(args.polynomials, parameters=params, inputs=inputs, symmetries=symmetries, equations=args.equation)
     raise InputError("FAMILY", fam, "one of mlp, shallow, quadratic, attention, qk, linear, polynomial")
 
 
@@ -223,6 +224,10 @@ def register(subparsers) -> None:
     q.add_argument("polynomials", nargs="+", help="component polynomials, e.g. 'a*c' 'a*d'")
     q.add_argument("--parameters", required=True, help="parameter names, comma-separated")
     q.add_argument("--inputs", default="", help="input variable names, comma-separated")
+    q.add_argument("--symmetry", action="append", default=[], metavar="X1,...,XP",
+                   help="a kernel witness: one polynomial per parameter, comma-separated (verified; repeatable)")
+    q.add_argument("--equation", action="append", default=[], metavar="G",
+                   help="a polynomial in the outputs y1..ym vanishing on the image (verified; repeatable)")
     add_common(q)
 
 

@@ -41,12 +41,30 @@ class PolynomialMap(Model):
         Parameter variable names (the Jacobian's columns, in this order).
     inputs : sequence of str, optional
         Input variable names (sample mode evaluates at generic inputs).
+    symmetries : sequence of sequences, optional
+        User kernel witnesses: each is a vector field given by one polynomial
+        per parameter (in the parameter variables).  Each is *verified* on
+        construction: ``sum_j (df_i/dtheta_j) X_j`` must be the zero
+        polynomial for every output ``f_i``.
+    equations : sequence, optional
+        User left-kernel witnesses (maps without inputs only): polynomials in
+        the output coordinates ``y1, ..., ym`` vanishing on the image.  Each is
+        verified on construction: ``g(f_1, ..., f_m)`` must be the zero
+        polynomial.  A witness that fails verification raises InputError.
 
     Examples
     --------
     >>> m = PolynomialMap(["a*c", "a*d", "b*c", "b*d"], parameters="a b c d".split())
     >>> m.parameter_count, m.ambient_dimension()
     (4, 4)
+    >>> m = PolynomialMap(["a*c", "a*d", "b*c", "b*d"], parameters="a b c d".split(),
+    ...                   symmetries=[["a", "b", "-c", "-d"]], equations=["y1*y4 - y2*y3"])
+    >>> m.symmetry_count(), len(m.image_equations())
+    (1, 1)
+    >>> PolynomialMap(["a*c"], parameters=["a", "c"], symmetries=[["a", "c"]])
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid symmetries[0]=['a', 'c']: expected a vector field X with J X = 0 identically (output 1 gives 2*a*c)
     >>> PolynomialMap(["a*q"], parameters=["a"])
     Traceback (most recent call last):
     ...
@@ -55,7 +73,15 @@ class PolynomialMap(Model):
 
     family = "polynomial"
 
-    def __init__(self, polynomials: Sequence, parameters: Sequence[str], inputs: Sequence[str] = ()):
+    def __init__(
+        self,
+        polynomials: Sequence,
+        parameters: Sequence[str],
+        inputs: Sequence[str] = (),
+        *,
+        symmetries: Sequence = (),
+        equations: Sequence = (),
+    ):
         self.parameters = tuple(str(v) for v in parameters)
         self.inputs = tuple(str(v) for v in inputs)
         names = self.parameters + self.inputs
@@ -80,17 +106,90 @@ class PolynomialMap(Model):
         self._derivs = [[p.derivative(v) for v in self.parameters] for p in polys]
         self._deg_x = max(max((sum(e[P:]) for e in p.terms), default=0) for p in polys)
         self._homog = len({sum(e[P:]) for p in polys for e in p.terms}) <= 1
+        self.symmetries = tuple(self._check_symmetry(i, field) for i, field in enumerate(symmetries))
+        self.equations = tuple(self._check_equation(i, g) for i, g in enumerate(equations))
+
+    def _lift(self, poly: Polynomial) -> Polynomial:
+        """A polynomial in the parameters, as one in parameters + inputs."""
+        pad = (0,) * len(self.inputs)
+        return Polynomial(self.parameters + self.inputs, {e + pad: c for e, c in poly.terms.items()})
+
+    def _check_symmetry(self, i: int, field) -> tuple:
+        arg = f"symmetries[{i}]"
+        comps = list(field)
+        if len(comps) != len(self.parameters):
+            raise InputError(arg, field, f"{len(self.parameters)} polynomials, one per parameter")
+        parsed = tuple(
+            c if isinstance(c, Polynomial) and c.variables == self.parameters
+            else parse_polynomial(str(c), variables=self.parameters, argument=arg)
+            for c in comps
+        )
+        lifted = [self._lift(c) for c in parsed]
+        for o, row in enumerate(self._derivs):
+            total = Polynomial.constant(0, self.parameters + self.inputs)
+            for dp, x in zip(row, lifted):
+                total = total + dp * x
+            if not total.is_zero:
+                raise InputError(arg, field, f"a vector field X with J X = 0 identically (output {o + 1} gives {total.to_text()})")
+        return parsed
+
+    def _check_equation(self, i: int, g) -> Polynomial:
+        arg = f"equations[{i}]"
+        if self.inputs:
+            raise InputError(arg, g, "no equations for a map with inputs (coefficient coordinates are not the outputs)")
+        names = self.output_variables()
+        poly = g if isinstance(g, Polynomial) and g.variables == names else parse_polynomial(str(g), variables=names, argument=arg)
+        total = Polynomial.constant(0, self.parameters)
+        for e, c in poly.terms.items():
+            term = Polynomial.constant(c, self.parameters)
+            for f, k in zip(self.polynomials, e):
+                term = term * (f**k)
+            total = total + term
+        if not total.is_zero:
+            raise InputError(arg, g, f"a polynomial vanishing on the image (composition gives {total.to_text()})")
+        return poly
+
+    def output_variables(self) -> tuple:
+        """Names of the output coordinates used by image equations: ``y1, ..., ym``."""
+        return tuple(f"y{i + 1}" for i in range(len(self.polynomials)))
+
+    def symmetry_count(self) -> int:
+        return len(self.symmetries)
+
+    def symmetry_names(self) -> list:
+        return [f"user vector field {i + 1}" for i in range(len(self.symmetries))]
+
+    def symmetry_fields(self, theta, field) -> np.ndarray:
+        F = field
+        if not self.symmetries:
+            return F.zeros((0, self.parameter_count))
+        th = F.array(np.asarray(theta))
+        X0 = F.zeros((1, 0))
+        rows = [[self._eval(c, th, X0, F)[0] for c in fld] for fld in self.symmetries]
+        out = F.zeros((len(rows), self.parameter_count))
+        for i, row in enumerate(rows):
+            for j, v in enumerate(row):
+                out[i, j] = v
+        return out
+
+    def image_equations(self) -> list:
+        return list(self.equations)
 
     def param_blocks(self) -> list:
         return [("theta", (len(self.parameters),))]
 
     def spec(self) -> dict:
-        return {
+        out = {
             "family": self.family,
             "parameters": list(self.parameters),
             "inputs": list(self.inputs),
             "polynomials": [p.to_json() for p in self.polynomials],
         }
+        if self.symmetries:  # only present when given, so plain maps keep the short spec
+            out["symmetries"] = [[c.to_json() for c in fld] for fld in self.symmetries]
+        if self.equations:
+            out["equations"] = [g.to_json() for g in self.equations]
+        return out
 
     @property
     def n_inputs(self) -> int:
@@ -109,7 +208,7 @@ class PolynomialMap(Model):
         return self._homog
 
     def expected_dimension(self) -> int:
-        return min(self.ambient_dimension(), self.parameter_count)
+        return min(self.ambient_dimension(), self.parameter_count - self.symmetry_count())
 
     def _eval(self, poly: Polynomial, theta, X, F) -> np.ndarray:
         P = len(self.parameters)

@@ -55,7 +55,22 @@ BAD = [
     (["qk", "--d", "-2", "--k", "1"], "--d"),
     (["mlp", "--widths", "400,4000,4000,1"], "--widths"),
     (["polynomial", "__import__('os').system('true')", "--parameters", "a"], "polynomials"),
+    (["polynomial", "a*c", "--parameters", "a,c", "--symmetry", "a,c"], "symmetries"),
+    (["polynomial", "a*c", "a*d", "--parameters", "a,c,d", "--equation", "y1 - y2"], "equations"),
 ]
+
+
+def test_user_witnesses_certify_a_polynomial_map(capsys):
+    argv = ["dim", "polynomial", "a*c", "a*d", "b*c", "b*d", "--parameters", "a,b,c,d", "--json"]
+    assert main(argv) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert (plain["lower_bound"], plain["upper_bound"], plain["certified"]) == (3, 4, False)
+    assert main(argv + ["--symmetry", "a,b,-c,-d"]) == 0
+    sym = json.loads(capsys.readouterr().out)
+    assert (sym["upper_bound"], sym["certified"]) == (3, True)
+    assert main(argv + ["--equation", "y1*y4 - y2*y3"]) == 0
+    eq = json.loads(capsys.readouterr().out)
+    assert (eq["upper_bound"], eq["certified"], eq["equation_rank"]) == (3, True, 1)
 
 
 @pytest.mark.parametrize("argv, argument", BAD, ids=[b[1] + str(i) for i, b in enumerate(BAD)])
