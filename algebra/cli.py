@@ -20,6 +20,7 @@ from algebra.errors import AlgebraError, InputError, ResourceError
 # Modules that contribute subcommands, in the order they appear in --help.
 COMMAND_MODULES = (
     "algebra.geometry.commands",
+    "algebra.geometry.geometry_commands",
     "algebra.certify.commands",
     "algebra.slt.commands",
     "algebra.numeric.commands",
@@ -67,6 +68,9 @@ def main(argv: list[str] | None = None) -> int:
     except AlgebraError as exc:
         print(f"neuroalgebra {args.command}: error: {exc}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # pragma: no cover - output piped into `head`
+        sys.stderr.close()
+        return 0
     except KeyboardInterrupt:  # pragma: no cover
         print("interrupted", file=sys.stderr)
         return 130

@@ -78,13 +78,22 @@ def _run_quadratic(args) -> int:
 
 
 def _run_poly(args) -> int:
-    from algebra.models.polynomial import parse_polynomial
-    from algebra.slt.newton import newton_rlct
+    from algebra.models.polynomial import Polynomial, parse_polynomial
+    from algebra.slt.newton import newton_rlct, sum_of_squares
 
     variables = None
     if args.variables:
         variables = [v.strip() for v in args.variables.split(",")]
-    K = parse_polynomial(args.K, variables, argument="K")
+    if getattr(args, "generators", None):
+        if variables is None:
+            names = set()
+            for i, text in enumerate(args.generators):
+                names |= set(parse_polynomial(text, argument=f"generator {i + 1}").variables)
+            variables = sorted(names)
+        gens = [parse_polynomial(t, variables, argument=f"generator {i + 1}") for i, t in enumerate(args.generators)]
+        K = Polynomial(tuple(variables), sum_of_squares([g.terms for g in gens]))
+    else:
+        K = parse_polynomial(args.K, variables, argument="K")
     prior = None
     if args.prior:
         parts = [p.strip() for p in args.prior.split(",")]
@@ -105,6 +114,27 @@ def _run_poly(args) -> int:
     width = max(len(k) for k, _ in rows)
     for k, v in rows:
         print(f"{k.ljust(width)}  {v}")
+    return 0
+
+
+def _run_fit(args) -> int:
+    from algebra.models.polynomial import parse_polynomial
+    from algebra.slt.volume import partition_scaling, volume_scaling
+
+    K = parse_polynomial(args.K, argument="K")
+    if not K.terms or len(K.variables) > 6:
+        raise InputError("K", args.K, "a nonzero polynomial in 1 to 6 variables")
+    fn = volume_scaling if args.method == "volume" else partition_scaling
+    fit = fn(K, multiplicity=args.multiplicity, n_samples=2**args.log2_samples, replicates=args.replicates, seed=args.seed)
+    out = fit.to_json()
+    out["variables"] = list(K.variables)
+    if args.plot:
+        out["plot"] = fit.plot(args.plot)
+    if args.json:
+        print(json.dumps(out, indent=2))
+    else:
+        print(f"lambda ~ {fit.lam:.4f}  ({int(fit.confidence * 100)}% CI {fit.ci[0]:.4f} .. {fit.ci[1]:.4f}); "
+              f"m assumed {fit.multiplicity}, preferred by the data {fit.multiplicity_fit}; seed {fit.seed}")
     return 0
 
 
@@ -151,5 +181,19 @@ def register(subparsers) -> None:
 
     p = add("poly", "Newton polyhedron of a polynomial K >= 0 at the origin", _run_poly)
     p.add_argument("K", help='the loss polynomial itself, e.g. "x^2*y^4 + z^6"')
+    p.add_argument("--variables", help="variable order, comma-separated (default: alphabetical)")
+    p.add_argument("--prior", help="exponents h of a monomial prior w^h, comma-separated")
+
+    p = add("fit", "numerical check: fit lambda from V(eps) or Z(n) by quasi-Monte Carlo", _run_fit)
+    p.add_argument("K", help='the loss polynomial, e.g. "x^2*y^2" (uniform prior on [-1, 1]^d)')
+    p.add_argument("--method", choices=("volume", "partition"), default="volume")
+    p.add_argument("--multiplicity", type=_int("--multiplicity", 1), default=1, help="m assumed in the fitted form")
+    p.add_argument("--log2-samples", type=_int("--log2-samples", 6), default=16, help="log2 of Sobol points per replicate")
+    p.add_argument("--replicates", type=_int("--replicates", 2), default=8)
+    p.add_argument("--seed", type=_int("--seed", 0), default=0)
+    p.add_argument("--plot", help="save a log-log plot to this file (needs matplotlib)")
+
+    p = add("ideal", "Newton polyhedron of K = f_1^2 + ... + f_k^2 for an ideal (f_1, ..., f_k)", _run_poly)
+    p.add_argument("generators", nargs="+", help='generators, e.g. "x*y" "z^2"')
     p.add_argument("--variables", help="variable order, comma-separated (default: alphabetical)")
     p.add_argument("--prior", help="exponents h of a monomial prior w^h, comma-separated")

@@ -273,14 +273,18 @@ def deep_linear_network(widths: Sequence[int], r: int) -> LearningCoefficient:
     algebra.errors.InputError: invalid widths=[3]: expected at least two positive integers (input, ..., output)
     """
     allowed = "at least two positive integers (input, ..., output)"
-    if isinstance(widths, (str, bytes)) or not isinstance(widths, Sequence):
+    if isinstance(widths, (str, bytes)):
         raise InputError("widths", widths, allowed)
-    if len(widths) < 2:
-        raise InputError("widths", list(widths), allowed)
     try:
-        ws = [_positive("widths", w) for w in widths]
+        raw = list(widths)
+    except TypeError:
+        raise InputError("widths", widths, allowed) from None
+    if len(raw) < 2:
+        raise InputError("widths", raw, allowed)
+    try:
+        ws = [_positive("widths", w) for w in raw]
     except InputError:
-        raise InputError("widths", list(widths), allowed) from None
+        raise InputError("widths", raw, allowed) from None
     r = _rank("r", r, min(ws), "min(widths)")
     deltas = [w - r for w in ws]
     candidates = _aoyagi_subsets(deltas)

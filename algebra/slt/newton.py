@@ -31,11 +31,11 @@ from fractions import Fraction
 from itertools import product
 from typing import Any, Mapping, Sequence
 
-from algebra.errors import CertificateError, InputError
+from algebra.errors import CertificateError, DomainError, InputError
 from algebra.slt.formulas import LearningCoefficient
 from algebra.slt.lp import solve_standard_form
 
-__all__ = ["NewtonResult", "newton_rlct", "sum_of_squares", "as_terms", "compact_faces"]
+__all__ = ["NewtonResult", "newton_rlct", "sum_of_squares", "as_terms", "compact_faces", "plot_newton_polygon"]
 
 THEOREM = "Newton polyhedron (Watanabe 2009, Sec. 7.2; Varchenko 1976)"
 
@@ -91,16 +91,19 @@ class NewtonResult:
 
         Raises
         ------
-        InputError
+        DomainError
             When the polynomial is degenerate or undecided, so 1/t is only a bound.
         """
         if not self.exact:
-            raise InputError("K", self.polynomial_text(), "a non-degenerate polynomial (1/t is only an upper bound here)")
+            raise DomainError(
+                f"K = {self.polynomial_text()} is not known to be non-degenerate ({self.reason}); "
+                f"1/t = {self.lam} is only an upper bound on lambda"
+            )
         case = f"non-degenerate; face of codimension {self.multiplicity} hit at t = {self.distance}"
         return LearningCoefficient(self.lam, self.multiplicity, THEOREM, case, self._inputs())
 
     def polynomial_text(self) -> str:
-        return " + ".join(_monomial_text(self.variables, e, c) for e, c in self.support) or "0"
+        return _poly_text(self.variables, sorted(self.support, reverse=True))
 
     def _inputs(self) -> dict:
         return {
@@ -130,13 +133,29 @@ class NewtonResult:
         }
 
 
+def _poly_text(names: Sequence[str], items) -> str:
+    """``[(exponents, coefficient), ...]`` as text, e.g. ``x^2 - 2*x*y + y^2``."""
+    out = ""
+    for e, c in items:
+        t = _monomial_text(names, e, c)
+        if not out:
+            out = t
+        elif t.startswith("-"):
+            out += " - " + t[1:]
+        else:
+            out += " + " + t
+    return out or "0"
+
+
 def _monomial_text(names: Sequence[str], e: Sequence[int], c: Fraction) -> str:
     parts = [f"{n}^{k}" if k > 1 else n for n, k in zip(names, e) if k]
     coeff = str(c)
     if not parts:
         return coeff
     body = "*".join(parts)
-    return body if c == 1 else f"{coeff}*{body}"
+    if c == 1:
+        return body
+    return f"-{body}" if c == -1 else f"{coeff}*{body}"
 
 
 # ------------------------------------------------------------------ inputs
@@ -412,14 +431,14 @@ def _face_has_torus_zero(names, terms: dict, face_pts: list[tuple]) -> tuple[str
     """
     n = len(names)
     coeffs = {p: terms[p] for p in face_pts}
-    text = " + ".join(_monomial_text(names, p, c) for p, c in coeffs.items())
+    text = _poly_text(names, sorted(coeffs.items(), reverse=True))
     if len(face_pts) == 1:
         return "no", "monomial"
     if all(c > 0 for c in coeffs.values()) and all(k % 2 == 0 for p in face_pts for k in p):
         return "no", "positive coefficients and even exponents"
     import sympy
 
-    syms = sympy.symbols(names) if n > 1 else (sympy.Symbol(names[0]),)
+    syms = tuple(sympy.Symbol(name) for name in names)
     poly = sum(sympy.Rational(c.numerator, c.denominator) * sympy.prod([s**k for s, k in zip(syms, p)]) for p, c in coeffs.items())
     p0 = face_pts[0]
     directions = [[a - b for a, b in zip(p, p0)] for p in face_pts[1:]]
@@ -443,7 +462,7 @@ def _face_has_torus_zero(names, terms: dict, face_pts: list[tuple]) -> tuple[str
             u = free[0]
             roots = [r for r in sympy.Poly(g, u).real_roots() if r != 0]
             if roots:
-                point = {names[i]: s for i, s in zip(fixed, signs)}
+                point = {names[i]: str(s) for i, s in zip(fixed, signs)}
                 point[str(u)] = str(roots[0])
                 return "yes", f"face polynomial {text} vanishes at {point}"
             continue
@@ -455,10 +474,27 @@ def _face_has_torus_zero(names, terms: dict, face_pts: list[tuple]) -> tuple[str
         last = [e for e in gb.exprs if e.free_symbols <= {free[-1]}]
         if last and not [r for r in sympy.Poly(last[-1], free[-1]).real_roots() if r != 0]:
             continue
+        witness = _real_torus_solution(sympy, [g] + [sympy.diff(g, u) for u in free], free)
+        if witness is not None:
+            point = {names[i]: str(s) for i, s in zip(fixed, signs)}
+            point.update({str(u): str(val) for u, val in zip(free, witness)})
+            return "yes", f"face polynomial {text} vanishes at {point}"
         undecided = True
     if undecided:
         return "unknown", f"could not decide real torus zeros of face polynomial {text}"
     return "no", "no real torus zeros (exact check)"
+
+
+def _real_torus_solution(sympy, eqs, free):
+    """A real solution with all coordinates nonzero of a zero-dimensional system, or None."""
+    try:
+        sols = sympy.solve_poly_system(eqs, *free)
+    except (NotImplementedError, sympy.PolynomialError):
+        return None
+    for sol in sols or []:
+        if all(v.is_real and v != 0 for v in sol) and all(sympy.simplify(e.subs(dict(zip(free, sol)))) == 0 for e in eqs):
+            return sol
+    return None
 
 
 # ------------------------------------------------------------------ main
@@ -500,14 +536,14 @@ def newton_rlct(K: Any, *, prior_exponents: Sequence[int] | None = None, variabl
     >>> newton_rlct({(0, 0): 1, (2, 0): 1})
     Traceback (most recent call last):
     ...
-    algebra.errors.InputError: invalid K='1 + w1^2': expected a polynomial vanishing at the origin
+    algebra.errors.InputError: invalid K='w1^2 + 1': expected a polynomial vanishing at the origin
     """
     names, terms = as_terms(K, variables)
     n = len(names)
     if not terms or n == 0:
         raise InputError("K", "0", "a nonzero polynomial in at least one variable")
     support = tuple(sorted(terms.items(), reverse=True))
-    text = " + ".join(_monomial_text(names, e, c) for e, c in sorted(terms.items()))
+    text = _poly_text(names, sorted(terms.items(), reverse=True))
     if any(sum(e) == 0 for e in terms):
         raise InputError("K", text, "a polynomial vanishing at the origin")
     if prior_exponents is None:
@@ -518,8 +554,10 @@ def newton_rlct(K: Any, *, prior_exponents: Sequence[int] | None = None, variabl
             raise InputError("prior_exponents", list(h), f"{n} non-negative integers")
     v = tuple(k + 1 for k in h)
     points = sorted(terms)
+    # A sum of positive even monomials is positive on the torus, and so is every face polynomial.
+    positive_even = all(c > 0 and all(k % 2 == 0 for k in e) for e, c in terms.items())
     # Vertices must carry positive coefficients and even exponents, or K < 0 somewhere near 0.
-    for j in range(len(points)):
+    for j in range(0 if positive_even else len(points)):
         face = _minimal_face(points, n, None, [j], compact=True)
         if face is not None and face[0] == (j,):
             p = points[j]
@@ -531,7 +569,9 @@ def newton_rlct(K: Any, *, prior_exponents: Sequence[int] | None = None, variabl
     dim = _rank([[Fraction(p[i]) - anchor[i] for i in range(n)] for p in (points[q] for q in on_pts)] + [[int(i == j) for i in range(n)] for j in on_dirs]) if (on_pts or on_dirs) else 0
     codim = n - dim
     verdict, reason = "yes", "every compact face polynomial is nonzero on the real torus"
-    for face in _iter_compact_faces(points):
+    if positive_even:
+        reason = "all terms have positive coefficients and even exponents, so every face polynomial is positive on the torus"
+    for face in [] if positive_even else _iter_compact_faces(points):
         has_zero, why = _face_has_torus_zero(names, terms, [points[q] for q in face])
         if has_zero == "yes":
             verdict, reason = "no", why
@@ -552,3 +592,43 @@ def newton_rlct(K: Any, *, prior_exponents: Sequence[int] | None = None, variabl
         reason=reason,
         support=support,
     )
+
+
+def plot_newton_polygon(result: NewtonResult, path: str) -> str:
+    """Draw the Newton polygon of a two-variable result and the point ``t v`` (needs matplotlib).
+
+    Shows the support points, the boundary of ``Gamma`` (compact edges and the
+    two unbounded rays), the ray ``s v`` and the point where it enters ``Gamma``.
+    """
+    if len(result.variables) != 2:
+        raise InputError("result", f"{len(result.variables)} variables", "a result for a polynomial in two variables")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    points = sorted(e for e, _ in result.support)
+    faces = compact_faces(points)
+    vertices = sorted({points[f[0]] for f in faces if len(f) == 1})
+    top = max(max(p) for p in points) + 2
+    fig, ax = plt.subplots(figsize=(4.5, 4.5))
+    boundary = [(vertices[0][0], top)] + vertices + [(top, vertices[-1][1])]
+    region = boundary + [(top, top)]
+    ax.fill([p[0] for p in region], [p[1] for p in region], color="tab:blue", alpha=0.15, label="Newton polyhedron")
+    ax.plot([p[0] for p in boundary], [p[1] for p in boundary], color="tab:blue")
+    ax.plot([p[0] for p in points], [p[1] for p in points], "ko", ms=5, label="support of K")
+    v = [k + 1 for k in result.prior_exponents]
+    s = top / max(v)
+    ax.plot([0, s * v[0]], [0, s * v[1]], "--", color="gray", label="ray s (h + 1)")
+    tv = [float(result.distance) * vi for vi in v]
+    ax.plot([tv[0]], [tv[1]], "r*", ms=12, label=f"t = {result.distance}, lambda = {result.lam}")
+    ax.set_xlim(0, top)
+    ax.set_ylim(0, top)
+    ax.set_xlabel(f"exponent of {result.variables[0]}")
+    ax.set_ylabel(f"exponent of {result.variables[1]}")
+    ax.set_aspect("equal")
+    ax.legend(loc="upper right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path

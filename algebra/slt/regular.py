@@ -24,8 +24,6 @@ over Q, and only a certified value is reported as ``lambda``.
 from __future__ import annotations
 
 from fractions import Fraction
-from math import comb
-
 import numpy as np
 
 from algebra.errors import DomainError, InputError
@@ -214,7 +212,6 @@ def _monomial_exponents(d: int, degree: int) -> list[tuple[int, ...]]:
             rec(prefix + [a], left - a, k + 1)
 
     rec([], degree, 0)
-    assert len(out) == comb(d + degree - 1, degree)
     return out
 
 
@@ -235,6 +232,10 @@ def ntk_model(model, n_points: int, *, seed: int = 0) -> LearningCoefficient:
     """
     from algebra.geometry.dimension import dimension
 
+    from algebra.models.base import Model
+
+    if not isinstance(model, Model):
+        raise InputError("model", type(model).__name__, "a model from algebra.models")
     n = _positive("n_points", n_points)
     seed = _integer("seed", seed, 0, "a non-negative integer")
     res = dimension(model, mode="sample", samples=n, seed=seed)

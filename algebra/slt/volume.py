@@ -130,9 +130,12 @@ def evaluator(K: Any) -> tuple[Callable[[np.ndarray], np.ndarray], int | None]:
     """
     if callable(K) and not hasattr(K, "gens"):
         return K, None
-    from algebra.slt.newton import as_terms
+    from algebra.slt.newton import _poly_text, as_terms
 
-    _, terms = as_terms(K)
+    names, terms = as_terms(K)
+    if not terms or any(sum(e) == 0 for e in terms):
+        text = _poly_text(names, sorted(terms.items(), reverse=True))
+        raise InputError("K", text, "a nonzero polynomial vanishing at the origin")
     exps = np.array(list(terms), dtype=np.int64)
     coeffs = np.array([float(c) for c in terms.values()])
     d = exps.shape[1]
@@ -159,14 +162,27 @@ def _fit(x: np.ndarray, y: np.ndarray, m: int, method: str, lam_max: float) -> t
     L = -np.log(x) if method == "volume" else np.log(x)
     basis = np.vstack([L**k for k in range(m)]).T
 
+    # The leading coefficient c_{m-1} of the asymptotic expansion is positive; without
+    # that constraint a negative log term can mimic a smaller lambda on a short range.
+    # With one linear inequality the constrained least-squares optimum is either the
+    # unconstrained one or lies on the boundary c_{m-1} = 0.
+
     def solve(lam: float) -> tuple[float, np.ndarray]:
         power = x**lam if method == "volume" else x ** (-lam)
         A = basis * (power / y)[:, None]
         coef, *_ = np.linalg.lstsq(A, np.ones_like(y), rcond=None)
+        if m > 1 and coef[-1] < 0:
+            coef = np.append(np.linalg.lstsq(A[:, :-1], np.ones_like(y), rcond=None)[0], 0.0)
         resid = A @ coef - 1.0
         return float(np.sqrt(np.mean(resid**2))), coef
 
-    res = minimize_scalar(lambda t: solve(t)[0], bounds=(1e-6, lam_max), method="bounded", options={"xatol": 1e-10})
+    # The objective can have several local minima in lambda (the polynomial in L trades
+    # off against the power), so scan a grid first and refine around the best point.
+    grid = np.linspace(1e-6, lam_max, 200)
+    scores = [solve(t)[0] for t in grid]
+    i = int(np.argmin(scores))
+    lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
+    res = minimize_scalar(lambda t: solve(t)[0], bounds=(lo, hi), method="bounded", options={"xatol": 1e-10})
     rms, coef = solve(res.x)
     return float(res.x), coef, rms
 
