@@ -31,7 +31,7 @@ from fractions import Fraction
 from itertools import combinations
 from typing import Any, Sequence
 
-from algebra.errors import InputError
+from algebra.errors import DomainError, InputError
 
 __all__ = [
     "LearningCoefficient",
@@ -289,10 +289,10 @@ def deep_linear_network(widths: Sequence[int], r: int) -> LearningCoefficient:
     deltas = [w - r for w in ws]
     candidates = _aoyagi_subsets(deltas)
     if not candidates:  # pragma: no cover - excluded by the exhaustive test over small widths
-        raise AssertionError(f"no index set satisfies Aoyagi's conditions for {ws}, r={r}")
+        raise DomainError(f"no index set satisfies Aoyagi's conditions for {ws}, r={r}")
     values = {_aoyagi_value(ws, r, s)[:2] for s in candidates}
     if len(values) != 1:  # pragma: no cover - the tests show the choice never matters
-        raise AssertionError(f"Aoyagi index sets disagree for {ws}, r={r}: {values}")
+        raise DomainError(f"Aoyagi index sets disagree for {ws}, r={r}: {values}")
     sigma = candidates[0]
     lam, order, ell, a = _aoyagi_value(ws, r, sigma)
     case = (
