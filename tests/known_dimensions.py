@@ -59,6 +59,6 @@ KNOWN = [
     ("linear 4,3,5", lambda: DeepLinear((4, 3, 5)), 3 * (4 + 5 - 3), True),
     ("linear 4,3,2,5", lambda: DeepLinear((4, 3, 2, 5)), 2 * (4 + 5 - 2), True),
     ("linear 2,5,2", lambda: DeepLinear((2, 5, 2)), 4, True),
-    ("B.10 F", lambda: MLP((2, 3, 1, 1), "t^3"), 4, False),
+    ("B.10 F", lambda: MLP((2, 3, 1, 1), "t^3"), 4, True),  # certified by the bottleneck bound
     ("B.10 F'", lambda: MLP((2, 3, 1, 1), "t^3", inactive={1: [0]}), 4, True),
 ]

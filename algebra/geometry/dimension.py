@@ -16,7 +16,10 @@
     point is at most their generic rank, so the generic kernel has at least
     that dimension;
   - ``ambient - rank(Dg_1(F(theta)), ...)`` for left-kernel witnesses:
-    polynomials ``g_i`` vanishing on the image (so ``Dg_i J = 0``).
+    polynomials ``g_i`` vanishing on the image (so ``Dg_i J = 0``);
+  - for deep MLPs, the bottleneck bound of
+    :func:`algebra.geometry.proximity.bottleneck_upper_bound` (cut the
+    network at a hidden layer: ``dim F <= dim F_low + P_up - s``).
 
 * ``certified`` is true exactly when the bounds meet.
 
@@ -155,6 +158,12 @@ def upper_bound(model: Model, theta, F) -> tuple:
     return best, "; ".join(reasons), srank, erank
 
 
+def _is_deep_mlp(model: Model) -> bool:
+    from algebra.models.mlp import MLP
+
+    return isinstance(model, MLP) and len(model.effective_widths) >= 4
+
+
 def _check_size(rows: int, P: int, limit: int) -> None:
     if rows * P > limit:
         raise ResourceError(
@@ -230,6 +239,14 @@ def dimension(
     theta = model.random_point(rng_theta)
 
     upper, reason, srank, erank = upper_bound(model, theta, F)
+    if F.p is not None and _is_deep_mlp(model):
+        # cutting a deep MLP at a hidden layer (geometry.proximity) can beat
+        # the symmetry bound, e.g. Example B.10 of the proximity-bias paper
+        from algebra.geometry.proximity import bottleneck_upper_bound
+
+        cut, why = bottleneck_upper_bound(model, seed=seed, prime=F.p)
+        if cut < upper:
+            upper, reason = cut, why
 
     has_direct = model.n_inputs == 0 or model.has_coefficient_jacobian
     if mode == "auto":

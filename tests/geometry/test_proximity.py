@@ -15,7 +15,9 @@ from algebra.models import MLP
 def test_example_b10():
     """dim F = dim F' = 4 certified (the symmetry bound for F is only 6), proximity bias by Prop. 2.4."""
     full = MLP((2, 3, 1, 1), "t^3")
-    assert dimension(full).upper_bound == 6
+    res = dimension(full)
+    assert res.parameter_count - res.symmetry_rank == 6  # what the symmetries alone give
+    assert res.upper_bound == 4 and "cut at hidden layer" in res.upper_bound_reason
     r = proximity(full, {1: [0]})
     assert (r.dim_full["lower_bound"], r.dim_full["upper_bound"]) == (4, 4)
     assert (r.dim_sub["lower_bound"], r.dim_sub["upper_bound"]) == (4, 4)
