@@ -1,0 +1,447 @@
+"""The seed-claims catalogue: one certificate per checkable claim of the papers.
+
+Claims are data (:class:`~algebra.geometry.claims.DimensionClaim` for
+dimension statements, :class:`FormulaClaim` for learning-coefficient closed
+forms, :class:`IntervalClaim` for approximation-rank inequalities): what a
+paper says and where.  Nothing here stores a computed value: the verdict
+(``confirmed`` / ``refuted`` / ``out of reach``) is computed by
+:func:`run_catalogue`, which writes one certificate per claim plus
+``INDEX.md`` and ``index.json``.
+
+Sources (``../shared/papers/``):
+
+* ``proximity-bias-submodels``: Example B.10 (``dim F = dim F' = 4``),
+  Lemma D.3 / Section 4.1 (multi-token lightning attention
+  ``dim X_d = d^2 + d d' - 1``), Appendix E (single token
+  ``dim X_d = d d' + binom(d+1, 2) - 1``), Proposition E.3 (rank-constrained
+  single token: the symmetric part has rank ``<= min(2a, d)``), and the
+  rank-``a`` multi-token count of Appendix D.1.
+* ``grokking-basin-selection-llc``: Corollary 4.2 / G.10 (quadratic networks
+  ``(d, p, K)``, assumed non-defective: ``dim = min(K(p+d-1), p d(d+1)/2)``),
+  Theorem G.1 (bias, ``K >= d``: ``(d+1)(d+2)/2``), Theorem G.2 and Example
+  G.4 (bias, ``K < d``: ``K(2d-K+1)/2 + K + 1``).
+* ``symmetries-singularities-graph-attention-llc``: Theorem 1 (rank
+  ``2dk - k^2`` of the query-key map), Proposition 1 / (42) (orbit dimension
+  ``r(2k - r)`` and stabilizer ``s^2`` of the gauge at a rank-``r`` point; the
+  ``r(2d - r)`` regular coordinates), Theorems 1-2 (28), (44)-(45)
+  (learning coefficients; Aoyagi & Watanabe 2005).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from math import comb
+from pathlib import Path
+
+import numpy as np
+
+from algebra.certify.canonical import render, write_atomic
+from algebra.errors import AlgebraError, ResourceError
+from algebra.geometry.claims import DimensionClaim
+
+__all__ = ["FormulaClaim", "IntervalClaim", "claims", "run_catalogue", "PAPERS", "MAX_WORK"]
+
+PROXIMITY = "proximity-bias-submodels"
+GROKKING = "grokking-basin-selection-llc"
+GRAPH = "symmetries-singularities-graph-attention-llc"
+SOFTMAX = "softmax-attention-approximation-rank"
+PAPERS = (PROXIMITY, GROKKING, GRAPH, SOFTMAX)
+
+#: Claims whose Jacobian would have more entries than this are *out of reach*
+#: for the catalogue's time budget (the checker replays each in pure Python).
+MAX_WORK = 250_000
+
+
+@dataclass(frozen=True)
+class FormulaClaim:
+    """A closed-form learning coefficient stated by a paper (checked by re-evaluation)."""
+
+    id: str
+    paper: str
+    location: str
+    statement: str
+    formula: str
+    args: tuple
+    group: str = "formula"
+
+
+@dataclass(frozen=True)
+class IntervalClaim:
+    """An approximation-rank inequality for ``softmax(beta Q K^T)`` (interval arithmetic)."""
+
+    id: str
+    paper: str
+    location: str
+    statement: str
+    Q: tuple
+    K: tuple
+    beta: float
+    eps: float
+    which: str = "lower"
+    group: str = "interval"
+    notes: dict = field(default_factory=dict)
+
+
+# -- the claims -----------------------------------------------------------------
+def _proximity(fast: bool) -> list:
+    from algebra.models import MLP, LightningAttention
+
+    out = [
+        DimensionClaim("proximity-b10-F", PROXIMITY, "Example B.10",
+                       "d = (2,3,1,1), rho = t^3, no bias: F = {p^3 : p a binary cubic}, dim F = 4",
+                       MLP((2, 3, 1, 1), "t^3"), 4, group="mlp"),
+        DimensionClaim("proximity-b10-Fprime", PROXIMITY, "Example B.10",
+                       "the submodel F' with one inactive neuron in layer 1 has dim F' = dim F = 4",
+                       MLP((2, 3, 1, 1), "t^3", inactive={1: [0]}), 4, group="mlp"),
+    ]
+    grid = [(2, 1, 2), (2, 2, 2), (3, 2, 2)] if fast else [(d, dp, t) for d in (2, 3, 4, 5) for dp in (1, 2, 3) for t in (2, 3)]
+    for d, dp, t in grid:
+        out.append(DimensionClaim(
+            f"proximity-attention-multi-d{d}-dp{dp}-t{t}", PROXIMITY, "Section 4.1, Lemma D.3",
+            f"multi-token lightning attention (d={d}, d'={dp}, t={t} tokens, a=d): dim X_d = d^2 + d d' - 1",
+            LightningAttention(d, dp, t), d * d + d * dp - 1, group="attention"))
+    grid = [(2, 2), (3, 2)] if fast else [(d, dp) for d in (2, 3, 4, 5) for dp in (1, 2, 3)]
+    for d, dp in grid:
+        out.append(DimensionClaim(
+            f"proximity-attention-single-d{d}-dp{dp}", PROXIMITY, "Section 4.2, Appendix E.1",
+            f"single-token lightning attention (d={d}, d'={dp}): dim X_d = d d' + binom(d+1, 2) - 1",
+            LightningAttention(d, dp, 1), d * dp + comb(d + 1, 2) - 1, group="attention"))
+    grid = [(3, 1, 2)] if fast else [(3, 1, 2), (4, 1, 2), (4, 2, 2), (5, 2, 2), (5, 1, 2)]
+    for d, a, dp in grid:
+        k = min(2 * a, d)
+        out.append(DimensionClaim(
+            f"proximity-attention-single-rank-d{d}-a{a}-dp{dp}", PROXIMITY, "Proposition E.3",
+            f"single-token attention with rank(A) <= {a} (d={d}, d'={dp}): the symmetric part ranges over "
+            f"rank <= min(2a, d) = {k}, so dim X_a = d d' + (k d - binom(k, 2)) - 1",
+            LightningAttention(d, dp, 1, rank=a), d * dp + k * d - comb(k, 2) - 1, group="attention"))
+    grid = [(3, 1, 2, 2)] if fast else [(3, 1, 2, 2), (3, 2, 2, 2), (4, 2, 2, 2), (4, 3, 1, 2)]
+    for d, a, dp, t in grid:
+        out.append(DimensionClaim(
+            f"proximity-attention-multi-rank-d{d}-a{a}-dp{dp}-t{t}", PROXIMITY, "Appendix D.1 (Lemmas D.1, D.3)",
+            f"multi-token attention with rank(A) <= {a} (d={d}, d'={dp}, t={t}): rank-a matrices (dim a(2d-a)) "
+            "times V, minus the scaling: dim X_a = a(2d - a) + d d' - 1",
+            LightningAttention(d, dp, t, rank=a), a * (2 * d - a) + d * dp - 1, group="attention"))
+    return out
+
+
+def _grokking(fast: bool) -> list:
+    from algebra.models import quadratic_network
+
+    out = []
+    grid = [(2, 1, 2), (3, 2, 2), (4, 3, 5)] if fast else [
+        (d, p, K) for d in range(2, 7) for p in range(1, 6) for K in range(1, 9)]
+    grid = grid + [(194, 97, 512)]  # the modular-addition experiment (p = 97, x in R^{2p}): out of reach
+    for d, p, K in grid:
+        expected = min(K * (p + d - 1), p * d * (d + 1) // 2)
+        out.append(DimensionClaim(
+            f"grokking-cor42-d{d}-p{p}-K{K}", GROKKING, "Corollary 4.2 / G.10",
+            f"quadratic network (d, p, K) = ({d}, {p}, {K}), assumed non-defective: "
+            "dim = min(K(p+d-1), p d(d+1)/2)",
+            quadratic_network(d, p, K), expected, group="quadratic"))
+    grid = [(2, 2)] if fast else [(2, 2), (2, 3), (3, 3), (3, 4), (4, 4)]
+    for d, K in grid:
+        out.append(DimensionClaim(
+            f"grokking-thmG1-d{d}-K{K}", GROKKING, "Theorem G.1",
+            f"single-output quadratic network with biases, d={d}, K={K} >= d: (Q, r, s) fill "
+            "Sym_d x R^d x R, dim = (d+1)(d+2)/2",
+            quadratic_network(d, 1, K, bias=True), (d + 1) * (d + 2) // 2, group="quadratic"))
+    grid = [(4, 2)] if fast else [(3, 1), (3, 2), (4, 1), (4, 2), (4, 3), (5, 2), (5, 3)]
+    for d, K in grid:
+        loc = "Example G.4" if (d, K) == (4, 2) else "Theorem G.2"
+        out.append(DimensionClaim(
+            f"grokking-thmG2-d{d}-K{K}", GROKKING, loc,
+            f"single-output quadratic network with biases, d={d}, K={K} < d: dim = K(2d-K+1)/2 + K + 1",
+            quadratic_network(d, 1, K, bias=True), K * (2 * d - K + 1) // 2 + K + 1, group="quadratic"))
+    return out
+
+
+def _linear_map(outputs: list, names: list):
+    from algebra.models import PolynomialMap
+
+    return PolynomialMap(outputs, parameters=names)
+
+
+def _canonical_point(d: int, k: int, r: int, seed: int) -> tuple:
+    """``A* = [A_a 0]``, ``B* = [B_a 0]`` with random integer ``d x r`` active blocks."""
+    rng = np.random.default_rng(np.random.SeedSequence(seed))
+    A = np.zeros((d, k), dtype=np.int64)
+    B = np.zeros((d, k), dtype=np.int64)
+    A[:, :r] = rng.integers(-9, 10, size=(d, r))
+    B[:, :r] = rng.integers(-9, 10, size=(d, r))
+    return A, B
+
+
+def _orbit_map(d: int, k: int, r: int):
+    """The gauge tangent ``E -> (A* E, -B* E^T)`` at the canonical point (linear in ``E``)."""
+    A, B = _canonical_point(d, k, r, seed=1000 * d + 10 * k + r)
+    names = [f"e{i}_{j}" for i in range(k) for j in range(k)]
+    outs = []
+    for a in range(d):
+        for j in range(k):
+            outs.append(" + ".join(f"({A[a, i]})*e{i}_{j}" for i in range(k)))
+    for b in range(d):
+        for i in range(k):
+            outs.append(" + ".join(f"({-B[b, j]})*e{i}_{j}" for j in range(k)))
+    return _linear_map(outs, names)
+
+
+def _tangent_map(d: int, k: int, r: int):
+    """The differential ``(dA, dB) -> dA B*^T + A* dB^T`` of ``(A, B) -> A B^T`` at the canonical point."""
+    A, B = _canonical_point(d, k, r, seed=1000 * d + 10 * k + r)
+    names = [f"a{i}_{j}" for i in range(d) for j in range(k)] + [f"b{i}_{j}" for i in range(d) for j in range(k)]
+    outs = []
+    for a in range(d):
+        for c in range(d):
+            terms = [f"({B[c, j]})*a{a}_{j}" for j in range(k)] + [f"({A[a, j]})*b{c}_{j}" for j in range(k)]
+            outs.append(" + ".join(terms))
+    return _linear_map(outs, names)
+
+
+def _graph(fast: bool) -> list:
+    from algebra.models import QueryKey
+
+    out = []
+    grid = [(3, 2), (4, 2)] if fast else [(d, k) for d in range(2, 7) for k in range(1, d + 1)]
+    for d, k in grid:
+        out.append(DimensionClaim(
+            f"graph-thm1-rank-d{d}-k{k}", GRAPH, "Theorem 1 (proof)",
+            f"query-key map (A, B) -> A B^T, d={d}, k={k}: the image of the differential at a full-rank pair "
+            "has dimension q = 2dk - k^2",
+            QueryKey(d, k), 2 * d * k - k * k, group="query-key"))
+    grid = [(4, 3, 1)] if fast else [(4, 3, 1), (4, 3, 2), (5, 3, 1), (5, 4, 2), (6, 4, 2), (6, 5, 3)]
+    for d, k, r in grid:
+        s = k - r
+        out.append(DimensionClaim(
+            f"graph-orbit-d{d}-k{k}-r{r}", GRAPH, "Proposition 1, (42); Appendix A.4",
+            f"gauge orbit of GL({k}) at a rank-{r} canonical point (d={d}): orbit dimension k^2 - s^2 = r(2k - r) "
+            f"(stabilizer GL(s), s = {s}, of dimension s^2 = {s * s})",
+            _orbit_map(d, k, r), r * (2 * k - r), group="query-key"))
+        out.append(DimensionClaim(
+            f"graph-regular-d{d}-k{k}-r{r}", GRAPH, "Proposition 1, (41), (48)",
+            f"at a rank-{r} canonical point (d={d}, k={k}) the differential of (A, B) -> A B^T has rank "
+            f"r(2d - r) (the regular coordinates), its kernel 2dk - r(2d - r) = r(2k - r) + 2(d - r)(k - r)",
+            _tangent_map(d, k, r), r * (2 * d - r), group="query-key"))
+    forms = [(4, 3, 3), (6, 4, 2)] if fast else [(d, k, r) for d in (3, 4, 6) for k in range(1, d + 1) for r in range(0, k + 1)]
+    for d, k, r in forms:
+        loc = "Theorem 1, (28)" if r == k else "Theorem 2, (44)-(45)"
+        out.append(FormulaClaim(
+            f"graph-lambda-d{d}-k{k}-r{r}", GRAPH, loc,
+            f"learning coefficient of the query-key composite (d={d}, k={k}, teacher rank r={r})",
+            "query_key", (d, k, r)))
+    rrr = [(5, 4, 3, 1)] if fast else [(5, 4, 3, 1), (3, 3, 2, 1), (4, 2, 3, 0), (6, 6, 4, 2), (2, 7, 2, 1)]
+    for M, N, H, r in rrr:
+        out.append(FormulaClaim(
+            f"graph-aw2005-M{M}-N{N}-H{H}-r{r}", GRAPH, "Section 4.3 (Aoyagi & Watanabe 2005, Main Theorem)",
+            f"reduced rank regression (M, N, H, r) = ({M}, {N}, {H}, {r})", "reduced_rank_regression", (M, N, H, r)))
+    if not fast:
+        for ws, r in [((4, 3, 3, 5), 1), ((3, 2, 4), 1), ((5, 3, 4), 1)]:
+            out.append(FormulaClaim(
+                f"graph-aoyagi2024-{'-'.join(map(str, ws))}-r{r}", GRAPH, "related work (Aoyagi 2024, Theorem 1)",
+                f"deep linear network widths {ws}, teacher rank {r}", "deep_linear_network", (list(ws), r)))
+    return out
+
+
+def _softmax(fast: bool) -> list:
+    def eye(n):
+        return tuple(tuple(float(i == j) for j in range(n)) for i in range(n))
+
+    out = []
+    for n in (5,) if fast else (3, 5, 8):
+        out.append(IntervalClaim(
+            f"softmax-identity-n{n}", SOFTMAX, "Section 2.1 (r_eps); Appendix E (selection/decoder lower certificate, (E.17))",
+            f"softmax(6 I_{n}) at eps = 1/4: a row selection S and one-hot decoder D with ||S A D - I|| < 1 - eps "
+            f"force every eps-approximant to have rank >= {n}", eye(n), eye(n), 6.0, 0.25, "lower"))
+    keys = tuple(tuple(float((3 * i + 5 * j) % 7 - 3) / 4 for j in range(3)) for i in range(6))
+    zero = tuple((0.0, 0.0, 0.0) for _ in range(4))
+    out.append(IntervalClaim(
+        "softmax-zero-query-radius", SOFTMAX, "Proposition A.2 (edge case: zero query radius)",
+        "queries of radius zero: every row of softmax(beta Q K^T) is the same, so rank one is exact "
+        "(representative-row upper certificate at eps = 1/4)", zero, keys, 3.0, 0.25, "upper_representative"))
+    return out
+
+
+def _external(fast: bool) -> list:
+    """Claims contributed by the geometry issue (``geometry_claims(fast)``), when present."""
+    import importlib
+
+    for name in ("algebra.geometry.claims", "algebra.geometry.catalogue", "algebra.geometry.secant"):
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        fn = getattr(module, "geometry_claims", None)
+        if fn is not None:
+            try:
+                return [c for c in fn(fast) if isinstance(c, DimensionClaim)]
+            except AlgebraError as exc:  # their sweep failed: the rest of the catalogue still runs
+                import warnings
+
+                warnings.warn(f"geometry_claims({fast}) failed: {exc}", stacklevel=2)
+                return []
+    return []
+
+
+def claims(fast: bool = False) -> list:
+    """All catalogue claims (``fast``: the CI subset).
+
+    Examples
+    --------
+    >>> ids = [c.id for c in claims(fast=True)]
+    >>> "grokking-cor42-d4-p3-K5" in ids and len(ids) == len(set(ids))
+    True
+    """
+    out = _proximity(fast) + _grokking(fast) + _graph(fast) + _softmax(fast)
+    seen = {c.id for c in out}
+    for c in _external(fast):
+        if c.id not in seen:
+            out.append(c)
+            seen.add(c.id)
+    return out
+
+
+# -- running -----------------------------------------------------------------------
+def _work(model) -> int:
+    """Rough size of the Jacobian the certificate needs (rows x parameters)."""
+    from algebra.models.base import monomial_count
+
+    rows = min(model.ambient_dimension(), model.parameter_count + 4 * model.n_outputs)
+    if model.n_inputs:
+        rows = min(rows, model.n_outputs * monomial_count(model.n_inputs, model.degree, homogeneous=model.homogeneous))
+    return rows * model.parameter_count
+
+
+def _certify_one(claim, seed: int):
+    from algebra.certify.emit import dimension_certificate, formula_certificate, interval_certificate
+
+    src = {"id": claim.id, "paper": claim.paper, "location": claim.location, "statement": claim.statement}
+    if isinstance(claim, FormulaClaim):
+        e = formula_certificate(claim.formula, *claim.args, text=claim.statement, source=src)
+        return e, None
+    if isinstance(claim, IntervalClaim):
+        from algebra.attention_rank.certificates import approximation_rank_certificates
+
+        res = approximation_rank_certificates(np.array(claim.Q), np.array(claim.K), claim.beta, claim.eps, seed=seed)
+        payload = res[claim.which]
+        if payload is None:
+            return None, f"no {claim.which} certificate was found for this instance"
+        rank = res[f"{claim.which}_rank"]
+        sign = ">=" if claim.which == "lower" else "<="
+        text = f"{claim.statement}: the {claim.which} certificate shows r_eps {sign} {rank}"
+        e = interval_certificate(payload, text=text, source=src)
+        expected = len(claim.Q) if claim.which == "lower" else 1
+        verdict = "confirmed" if rank == expected else "out of reach"
+        return type(e)(e.certificate, e.kind, rank if sign == ">=" else None, rank if sign == "<=" else None,
+                       verdict, e.reason), None
+    if _work(claim.model) > MAX_WORK:
+        return None, f"Jacobian of about {_work(claim.model):,} entries exceeds the catalogue budget of {MAX_WORK:,}"
+    subject = None if claim.model.family != "polynomial" else f"the polynomial map of claim {claim.id} (see source)"
+    return dimension_certificate(claim.model, text=subject, claimed=claim.claimed, relation=claim.relation,
+                                 seed=seed, source=src), None
+
+
+def run_catalogue(out_dir="certificates", *, fast: bool = False, seed: int = 0, progress: bool = True) -> list:
+    """Certify every claim, write ``<id>.json``, ``index.json`` and ``INDEX.md`` into ``out_dir``.
+
+    Returns the index entries.  Files are written atomically; a claim that
+    cannot be certified within the budget is listed as ``out of reach``.
+    """
+    from tqdm import tqdm
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    entries = []
+    items = claims(fast)
+    for claim in tqdm(items, desc="certify", unit="claim", disable=not progress):
+        t0 = time.perf_counter()
+        entry = {"id": claim.id, "paper": claim.paper, "location": claim.location, "statement": claim.statement,
+                 "group": claim.group}
+        if getattr(claim, "notes", None):
+            entry["notes"] = json.loads(json.dumps(claim.notes, default=str))
+        try:
+            emitted, why = _certify_one(claim, seed)
+        except (AlgebraError, ResourceError) as exc:
+            emitted, why = None, f"{type(exc).__name__}: {exc}"
+        if emitted is None:
+            entry.update(verdict="out of reach", reason=why, file=None)
+            stale = out_dir / f"{claim.id}.json"
+            if stale.exists():
+                stale.unlink()
+        else:
+            cert = emitted.certificate
+            write_atomic(out_dir / f"{claim.id}.json", render(cert))
+            entry.update(verdict=emitted.verdict, kind=emitted.kind, file=f"{claim.id}.json", sha256=cert["sha256"])
+            if hasattr(claim, "claimed"):
+                entry.update(claimed=claim.claimed, relation=claim.relation, proven_lower=emitted.lower,
+                             proven_upper=emitted.upper)
+            elif emitted.kind == "formula":
+                entry.update(value=cert["formula"]["lambda"], multiplicity=cert["formula"]["multiplicity"])
+            elif emitted.kind == "interval_inequality":
+                entry.update(proven=f"r_eps >= {emitted.lower}" if emitted.lower is not None else f"r_eps <= {emitted.upper}")
+        entry["seconds"] = round(time.perf_counter() - t0, 3)
+        entries.append(entry)
+    if not fast:
+        _remove_stale(out_dir, {e["file"] for e in entries if e.get("file")})
+    write_index(out_dir, entries, fast=fast)
+    return entries
+
+
+def _remove_stale(out_dir: Path, keep: set) -> None:
+    """Delete certificates this tool wrote earlier for claims no longer in the catalogue."""
+    for path in out_dir.glob("*.json"):
+        if path.name in keep or path.name == "index.json":
+            continue
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and isinstance(data.get("tool"), dict) and data["tool"].get("name") == "neuroalgebra":
+            path.unlink()
+
+
+def write_index(out_dir, entries: list, *, fast: bool = False) -> None:
+    """``index.json`` (machine) and ``INDEX.md`` (human) next to the certificates."""
+    from algebra import __version__
+
+    out_dir = Path(out_dir)
+    stable = [{k: v for k, v in e.items() if k != "seconds"} for e in entries]  # byte-identical re-runs
+    index = {"tool": {"name": "neuroalgebra", "version": __version__}, "subset": "fast" if fast else "full",
+             "claims": stable}
+    write_atomic(out_dir / "index.json", (json.dumps(index, sort_keys=True, indent=1) + "\n").encode())
+    counts = {v: sum(e["verdict"] == v for e in entries) for v in ("confirmed", "refuted", "out of reach")}
+    lines = [
+        "# Certificate index",
+        "",
+        "Generated by `neuroalgebra certify`" + (" --fast" if fast else "") + "; re-check every file with "
+        "`neuroalgebra verify certificates/` (or `python -m algebra.checker certificates/`).",
+        "",
+        f"{len(entries)} claims: {counts['confirmed']} confirmed, {counts['refuted']} refuted, "
+        f"{counts['out of reach']} out of reach.",
+        "",
+    ]
+    for paper in PAPERS + tuple(sorted({e["paper"] for e in entries} - set(PAPERS))):
+        rows = [e for e in entries if e["paper"] == paper]
+        if not rows:
+            continue
+        lines += [f"## {paper}", "", "| claim | location | paper says | proven | verdict | certificate |",
+                  "|---|---|---|---|---|---|"]
+        for e in rows:
+            if "claimed" in e:
+                says = f"dim {e['relation']} {e['claimed']}"
+            else:
+                says = {"formula": "closed form for (lambda, m)", "interval_inequality": "see claim"}.get(e.get("kind"), "")
+            if "proven_lower" in e:
+                lo, hi = e["proven_lower"], e["proven_upper"]
+                proven = f"dim = {lo}" if lo == hi else f"dim >= {lo}"
+            elif e.get("kind") == "formula":
+                proven = f"lambda = {e['value']}, m = {e['multiplicity']}"
+            elif "proven" in e:
+                proven = e["proven"]
+            else:
+                proven = e.get("reason", "") if e["verdict"] == "out of reach" else e.get("kind", "")
+            link = f"[{e['file']}]({e['file']})" if e.get("file") else "-"
+            statement = e["statement"].replace("|", "\\|")
+            lines.append(f"| {statement} | {e['location']} | {says} | {proven} | **{e['verdict']}** | {link} |")
+        lines.append("")
+    write_atomic(out_dir / "INDEX.md", "\n".join(lines).encode())

@@ -1,0 +1,122 @@
+"""CLI: ``neuroalgebra certify``, ``neuroalgebra verify``, ``neuroalgebra export``."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from algebra.errors import InputError
+
+__all__ = ["register", "certificate_paths"]
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "certify",
+        help="compute and write the catalogue of paper-claim certificates",
+        description="Certify every checkable claim of the papers (dimension counts, learning coefficients, "
+        "approximation-rank inequalities) and write one certificate per claim plus INDEX.md and index.json.",
+    )
+    p.add_argument("--out", default="certificates", help="output directory (default: certificates)")
+    p.add_argument("--fast", action="store_true", help="only the small CI subset")
+    p.add_argument("--seed", type=int, default=0, help="seed of the integer points and inputs")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--json", action="store_true", help="print the index as JSON")
+    p.set_defaults(handler=_certify)
+
+    v = subparsers.add_parser(
+        "verify",
+        help="re-check certificate files with the independent checker",
+        description="Print VERIFIED or NOT VERIFIED: reason for each file (directories: every *.json except "
+        "index.json). Exit status 0 only when every file verifies.",
+    )
+    v.add_argument("paths", nargs="+", metavar="PATH", help="certificate files or directories")
+    v.add_argument("--json", action="store_true", help="print one JSON object")
+    v.set_defaults(handler=_verify)
+
+    e = subparsers.add_parser(
+        "export",
+        help="write a Singular or Macaulay2 script recomputing a certificate's claim",
+    )
+    e.add_argument("system", choices=["singular", "m2"])
+    e.add_argument("certificate", metavar="CERT")
+    e.add_argument("-o", "--output", default=None, help="script path (default: next to CERT)")
+    e.set_defaults(handler=_export)
+
+
+def certificate_paths(paths) -> list:
+    """Expand directories into their ``*.json`` certificates (sorted, ``index.json`` skipped).
+
+    Examples
+    --------
+    >>> certificate_paths(["no/such/file.json"])
+    ['no/such/file.json']
+    """
+    out = []
+    for p in paths:
+        path = Path(p)
+        if path.is_dir():
+            out += sorted(str(f) for f in path.glob("*.json") if f.name != "index.json")
+        else:
+            out.append(str(p))
+    return out
+
+
+def _certify(args) -> int:
+    from algebra.certify.catalogue import run_catalogue
+
+    if args.seed < 0:
+        raise InputError("--seed", args.seed, "a non-negative integer")
+    t0 = time.perf_counter()
+    entries = run_catalogue(args.out, fast=args.fast, seed=args.seed, progress=not args.quiet)
+    seconds = time.perf_counter() - t0
+    if args.json:
+        print(json.dumps({"seconds": round(seconds, 2), "claims": entries}, indent=1, sort_keys=True))
+        return 0
+    counts = {}
+    for e in entries:
+        counts[e["verdict"]] = counts.get(e["verdict"], 0) + 1
+    for e in entries:
+        if e["verdict"] != "confirmed":
+            extra = e.get("reason") or f"proven dim {e.get('proven_lower')}, paper {e.get('relation')} {e.get('claimed')}"
+            print(f"{e['verdict']:>12}  {e['id']}  ({extra})")
+    print(f"{len(entries)} claims in {seconds:.1f} s: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+          + f"; index in {Path(args.out) / 'INDEX.md'}")
+    return 0
+
+
+def _verify(args) -> int:
+    from algebra.checker import check_file
+
+    paths = certificate_paths(args.paths)
+    if not paths:
+        print("NOT VERIFIED: no certificate files found")
+        return 1
+    results = []
+    t0 = time.perf_counter()
+    for path in paths:
+        ok, reason = check_file(path)
+        results.append({"file": path, "verified": ok, "reason": reason})
+        if not args.json:
+            print(f"{path}: VERIFIED ({reason})" if ok else f"{path}: NOT VERIFIED: {reason}")
+    bad = sum(not r["verified"] for r in results)
+    if args.json:
+        print(json.dumps({"files": results, "all_verified": bad == 0}, indent=1, sort_keys=True))
+    else:
+        print(f"{len(results) - bad} of {len(results)} verified in {time.perf_counter() - t0:.1f} s")
+    return 0 if bad == 0 else 1
+
+
+def _export(args) -> int:
+    from algebra.certify.export import export_file
+
+    path = Path(args.certificate)
+    if not path.is_file():
+        raise InputError("CERT", args.certificate, "an existing certificate file")
+    try:
+        target = export_file(path, args.system, args.output)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise InputError("CERT", args.certificate, f"a well-formed rank certificate ({type(exc).__name__})") from None
+    print(target)
+    return 0

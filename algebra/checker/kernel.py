@@ -1,0 +1,743 @@
+"""The independent certificate checker: replays hints, never searches (docs/certificate-format.md).
+
+Imports nothing from the rest of :mod:`algebra` (a test parses the imports): only the standard
+library, ``mpmath`` and ``python-flint`` when present (pure-Python fallback).  It has its own
+evaluator of every model family (forward-mode differentiation, not the models' Jacobians).
+
+* rank lower bound: ``det J[rows, cols] != 0 mod p`` at the integer point -> generic rank >= r;
+* rank upper bound: polynomial kernel fields ``X_j`` and the Cramer fields of an ``r x r`` block
+  satisfy ``J X = 0`` identically, image equations ``g(F(theta)) = 0`` identically; tested at a
+  random point modulo a fresh random 200-bit prime (Schwartz–Zippel), failure probability printed
+  (``< 2^-60``); bound ``min(ambient, P - rank X(theta), ambient - rank Dg)``;
+* dimension = both meeting; defect = a dimension below the recorded expected value;
+* formula: the closed form re-evaluated; interval inequality: a program in ``mpmath.iv``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import re
+import secrets
+import sys
+from fractions import Fraction
+from itertools import combinations
+
+try:
+    import flint
+except ImportError:  # pragma: no cover - exercised by the fallback test
+    flint = None
+
+SCHEMA_VERSION = 1
+KINDS = ("rank_lower_bound", "rank_upper_bound", "dimension", "defect", "formula", "interval_inequality")
+SZ_BITS = 200  # Schwartz-Zippel points live in GF(q) for a fresh random prime q in [2^200, 2^201)
+SZ_TARGET_BITS = 60
+MAX_IDENTITY_DEGREE = 2**20
+MAX_FILE_BYTES = 32 * 2**20
+MAX_PARAMS = 4096
+MAX_SIDE = 4096  # widths, inputs, outputs, samples, rows
+MAX_TERMS = 200_000
+MAX_MATRIX = 4 * 10**6  # entries of any matrix the checker builds (Jacobian rows, fields, gradients)
+MAX_EVAL = 10**9  # samples evaluated x P^2: a bound on the work of rebuilding Jacobian rows
+MAX_DEGREE = 256
+MAX_DIGITS = 400
+MAX_IV_ENTRIES = 10**6
+MAX_IV_STEPS = 10**4
+MAX_IV_WORK = 5 * 10**6  # interval multiply-adds over the whole program
+_INT = re.compile(r"-?[0-9]{1,%d}" % MAX_DIGITS)
+_FRAC = re.compile(r"-?[0-9]{1,%d}(/[0-9]{1,%d})?" % (MAX_DIGITS, MAX_DIGITS))
+
+
+class Reject(Exception):
+    """The certificate does not prove its claim (the message says why)."""
+
+
+def need(condition, message: str) -> None:
+    if not condition:
+        raise Reject(message)
+
+
+# -- typed readers ----------------------------------------------------------------
+def get(obj, key, kind, what=None):
+    need(isinstance(obj, dict), f"{what or 'certificate'} is not an object")
+    need(key in obj, f"missing field {key!r}")
+    value = obj[key]
+    ok = isinstance(value, kind) and not (kind is not bool and isinstance(value, bool))
+    need(ok, f"field {key!r} has the wrong type")
+    return value
+
+
+def small_int(v, lo, hi, what) -> int:
+    need(isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi, f"{what} must be an integer in [{lo}, {hi}]")
+    return v
+
+
+def big_int(s, what) -> int:
+    need(isinstance(s, str) and _INT.fullmatch(s) is not None, f"{what} must be a decimal integer string")
+    return int(s)
+
+
+def fraction(s, what) -> Fraction:
+    need(isinstance(s, str) and _FRAC.fullmatch(s) is not None, f"{what} must be an exact 'p' or 'p/q' string")
+    num, _, den = s.partition("/")
+    need(den == "" or int(den) != 0, f"{what} has a zero denominator")
+    return Fraction(int(num), int(den or 1))
+
+
+def int_list(v, lo, hi, what, length=None) -> list:
+    need(isinstance(v, list) and len(v) <= MAX_PARAMS * 4, f"{what} must be a list")
+    need(length is None or len(v) == length, f"{what} must have length {length}")
+    return [small_int(x, lo, hi, what) for x in v]
+
+
+def poly(v, nvars, what, budget) -> list:
+    """Sparse polynomial ``[[[[var, exp], ...], "c"], ...]`` -> ``[(((var, exp), ...), Fraction)]``."""
+    need(isinstance(v, list), f"{what} must be a list of terms")
+    budget[0] -= len(v)
+    need(budget[0] >= 0, f"more than {MAX_TERMS} polynomial terms")
+    out = []
+    for t in v:
+        need(isinstance(t, list) and len(t) == 2 and isinstance(t[0], list), f"{what}: malformed term")
+        mono = []
+        for pair in t[0]:
+            need(isinstance(pair, list) and len(pair) == 2, f"{what}: malformed monomial")
+            mono.append((small_int(pair[0], 0, nvars - 1, f"{what} variable"), small_int(pair[1], 1, MAX_DEGREE, f"{what} exponent")))
+        need(len({i for i, _ in mono}) == len(mono) and sum(e for _, e in mono) <= MAX_DEGREE, f"{what}: bad monomial")
+        out.append((tuple(mono), fraction(t[1], f"{what} coefficient")))
+    return out
+
+
+def poly_degree(p) -> int:
+    return max((sum(e for _, e in m) for m, _ in p), default=0)
+
+
+def poly_mod(p, values, m) -> int:
+    total = 0
+    for mono, c in p:
+        need(c.denominator % m != 0, "a coefficient denominator vanishes modulo the prime")
+        t = c.numerator * pow(c.denominator, -1, m)
+        for i, e in mono:
+            t = t * pow(values[i], e, m) % m
+        total += t
+    return total % m
+
+
+# -- arithmetic modulo m ------------------------------------------------------------
+def is_prime(n: int, rounds: int = 40) -> bool:
+    """Miller–Rabin: deterministic (fixed bases) for ``n < 3.3e24``, else ``rounds`` random bases
+    (a composite then passes with probability ``<= 4^-rounds``)."""
+    small = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)
+    if n < 2 or any(n % b == 0 for b in small):
+        return n in small
+    d, s = n - 1, 0
+    while d % 2 == 0:
+        d, s = d // 2, s + 1
+    bases = small if n < 3 * 10**24 else [2 + secrets.randbelow(n - 3) for _ in range(rounds)]
+    for a in bases:
+        x = pow(a, d, n)
+        if x in (1, n - 1):
+            continue
+        for _ in range(s - 1):
+            x = x * x % n
+            if x == n - 1:
+                break
+        else:
+            return False
+    return True
+
+
+_PRIMORIAL = math.prod(n for n in range(3, 2000, 2) if all(n % d for d in range(3, int(n**0.5) + 1, 2)))
+
+
+def random_prime(bits: int = SZ_BITS) -> int:
+    """A random (probable) prime in ``[2^bits, 2^(bits+1))``, unpredictable to the certificate's author."""
+    while True:
+        n = secrets.randbits(bits) | (1 << bits) | 1
+        if math.gcd(n, _PRIMORIAL) == 1 and is_prime(n):
+            return n
+
+
+def _eliminate(A, m, ncols):
+    """Row-reduce a copy of ``A`` (lists of ints mod m) on its first ``ncols`` columns -> (rows, pivots, det)."""
+    A = [[x % m for x in row] for row in A]
+    pivots, det, r = [], 1, 0
+    for c in range(ncols):
+        k = next((i for i in range(r, len(A)) if A[i][c]), None)
+        if k is None:
+            det = 0
+            continue
+        if k != r:
+            A[r], A[k], det = A[k], A[r], -det
+        inv = pow(A[r][c], -1, m)
+        det = det * A[r][c] % m
+        A[r] = [x * inv % m for x in A[r]]
+        for i in range(len(A)):
+            if i != r and A[i][c]:
+                f = A[i][c]
+                A[i] = [(x - f * y) % m for x, y in zip(A[i], A[r])]
+        pivots.append(c)
+        r += 1
+    return A, pivots, det % m
+
+
+def _flint(A, m):
+    if m < 2**64:
+        return flint.nmod_mat(len(A), len(A[0]), [x % m for row in A for x in row], m)
+    return flint.fmpz_mod_mat([[x % m for x in row] for row in A], flint.fmpz_mod_ctx(m))
+
+
+def det_mod(A, m) -> int:
+    if not A:
+        return 1
+    return int(_flint(A, m).det()) if flint is not None else _eliminate(A, m, len(A))[2]
+
+
+def rank_mod(A, m) -> int:
+    if not A or not A[0]:
+        return 0
+    return int(_flint(A, m).rank()) if flint is not None else len(_eliminate(A, m, len(A[0]))[1])
+
+
+def solve_mod(A, B, m):
+    """``A^-1 B`` for square ``A`` modulo the prime ``m``; ``None`` when ``A`` is singular."""
+    n = len(A)
+    if flint is not None:
+        try:
+            X = _flint(A, m).solve(_flint(B, m))
+        except ZeroDivisionError:
+            return None
+        return [[int(X[i, j]) for j in range(len(B[0]))] for i in range(n)]
+    R, pivots, _ = _eliminate([a + b for a, b in zip(A, B)], m, n)
+    return [row[n:] for row in R] if len(pivots) == n else None
+
+
+# -- forward-mode differentiation: a dual number is (value, {parameter: derivative}) -----
+def d_lin(terms, m, const=0):
+    """``const + sum c * dual`` for ``(c, dual)`` pairs."""
+    v, g = const, {}
+    for c, (av, ag) in terms:
+        v += c * av
+        for k, x in ag.items():
+            g[k] = (g.get(k, 0) + c * x) % m
+    return v % m, g
+
+
+def d_dot(pairs, m):
+    v, g = 0, {}
+    for (av, ag), (bv, bg) in pairs:
+        v += av * bv
+        for k, x in ag.items():
+            g[k] = (g.get(k, 0) + x * bv) % m
+        for k, x in bg.items():
+            g[k] = (g.get(k, 0) + x * av) % m
+    return v % m, g
+
+
+def d_poly(coeffs, a, m):
+    """``sigma(a)`` for a univariate polynomial with residues ``coeffs`` (chain rule)."""
+    v, dv = 0, 0
+    for c in reversed(coeffs):
+        dv = (dv * a[0] + v) % m
+        v = (v * a[0] + c) % m
+    return v, {k: x * dv % m for k, x in a[1].items()}
+
+
+def residue(c: Fraction, m: int) -> int:
+    need(c.denominator % m != 0, "a coefficient denominator vanishes modulo the prime")
+    return c.numerator * pow(c.denominator, -1, m) % m
+
+
+class Model:
+    """The checker's own reading of a model spec (see docs/certificate-format.md)."""
+
+    def __init__(self, spec):
+        self.family = fam = get(spec, "family", str, "model")
+        self.n_in, self.deg_x, self.homogeneous, budget = 0, 0, True, [MAX_TERMS]
+        if fam in ("mlp", "linear"):
+            w = self.widths = int_list(get(spec, "widths", list), 1, MAX_SIDE, "widths")
+            need(2 <= len(w) <= 64, "widths must have 2..64 entries")
+        if fam == "mlp":
+            acts = get(spec, "activations", list)
+            need(len(acts) == len(w) - 2 and all(isinstance(a, list) and 2 <= len(a) <= MAX_DEGREE + 1 for a in acts),
+                 "activations must be one coefficient list per hidden layer")
+            self.acts = [[fraction(c, "activation coefficient") for c in a] for a in acts]
+            need(all(a[-1] != 0 for a in self.acts), "an activation has a zero leading coefficient")
+            self.bias, eff = get(spec, "bias", bool), list(w)
+            for key, ns in get(spec, "inactive", dict).items():
+                need(key.isdigit() and 1 <= int(key) <= len(w) - 2, "inactive layer out of range")
+                ns = int_list(ns, 0, w[int(key)] - 1, "inactive neuron")
+                need(len(set(ns)) == len(ns) < w[int(key)], "inactive neurons must be distinct, one left")
+                eff[int(key)] -= len(ns)
+            self.eff, self.n_in, self.n_out = eff, w[0], w[-1]
+            self.blocks = [b for l in range(1, len(eff)) for b in [(eff[l], eff[l - 1])] + [(eff[l], 1)] * self.bias]
+            self.deg_x = math.prod(len(a) - 1 for a in self.acts)
+            self.homogeneous = not self.bias and all(not any(a[:-1]) for a in self.acts)
+            self.degree = 2  # joint degree of the outputs in (theta, x)
+            for a in self.acts:
+                self.degree = (len(a) - 1) * self.degree + 1
+        elif fam == "linear":
+            self.blocks, self.n_out, self.degree = [(w[l], w[l - 1]) for l in range(1, len(w))], w[0] * w[-1], len(w) - 1
+        elif fam == "qk":
+            d, k = (small_int(get(spec, key, int), 1, MAX_SIDE, key) for key in ("d", "k"))
+            self.blocks, self.n_out, self.degree = [(d, k), (d, k)], d * d, 2
+        elif fam == "attention":
+            d, do, t = (small_int(get(spec, k, int), 1, 256, k) for k in ("d", "dout", "tokens"))
+            a = small_int(get(spec, "rank", int), 1, d, "rank")
+            self.d, self.dout, self.t, self.rank = d, do, t, a
+            self.blocks = [(d, d), (do, d)] if a == d else [(a, d), (a, d), (do, d)]
+            self.n_in, self.n_out, self.deg_x, self.degree = d * t, do * t, 3, 5 if a == d else 6
+        elif fam == "polynomial":
+            npar = small_int(get(spec, "parameters", int), 1, MAX_PARAMS, "parameters")
+            self.n_in = small_int(get(spec, "inputs", int), 0, MAX_SIDE, "inputs")
+            polys = get(spec, "polynomials", list)
+            need(1 <= len(polys) <= MAX_SIDE, "polynomials must be a non-empty list")
+            self.polys = [poly(p, npar + self.n_in, "model polynomial", budget) for p in polys]
+            self.blocks, self.n_out = [(npar, 1)], len(polys)
+            xdeg = {sum(e for i, e in mo if i >= npar) for p in self.polys for mo, _ in p}
+            self.deg_x, self.homogeneous = max(xdeg, default=0), len(xdeg) <= 1
+            self.degree = max(poly_degree(p) for p in self.polys)
+        else:
+            raise Reject(f"unknown model family {fam!r}")
+        self.P = sum(r * c for r, c in self.blocks)
+        need(self.P <= MAX_PARAMS and self.n_out <= MAX_SIDE and self.n_in <= MAX_SIDE, "too many parameters, inputs or outputs")
+        need(self.n_out * self.P <= MAX_MATRIX, f"a Jacobian block would exceed {MAX_MATRIX} entries")
+
+    def ambient(self) -> int:
+        """``n_outputs`` times the number of monomials of the output degree in the inputs."""
+        if self.n_in == 0:
+            return self.n_out
+        n, k = self.n_in, self.deg_x
+        return self.n_out * (math.comb(n + k - 1, k) if self.homogeneous else math.comb(n + k, k))
+
+    def _mats(self, theta):
+        """Parameter blocks as matrices of duals ``(theta_i, {i: 1})``."""
+        out, k = [], 0
+        for r, c in self.blocks:
+            out.append([[(theta[k + i * c + j], {k + i * c + j: 1}) for j in range(c)] for i in range(r)])
+            k += r * c
+        return out
+
+    def forward(self, theta, x, m):
+        """Outputs at one input ``x`` as duals (value, gradient in theta) modulo ``m``."""
+        mats, fam = self._mats(theta), self.family
+        if fam == "mlp":
+            a = [(v % m, {}) for v in x]
+            step = 2 if self.bias else 1
+            L = len(self.eff) - 1
+            for l in range(L):
+                W = mats[step * l]
+                z = [d_dot(zip(row, a), m) for row in W]
+                if self.bias:
+                    z = [d_lin([(1, zi), (1, bi[0])], m) for zi, bi in zip(z, mats[step * l + 1])]
+                if l < L - 1:
+                    cs = [residue(c, m) for c in self.acts[l]]
+                    z = [d_poly(cs, zi, m) for zi in z]
+                a = z
+            return a
+        if fam == "attention":
+            d, t = self.d, self.t
+            X = [[x[b * t + s] % m for s in range(t)] for b in range(d)]
+            G = [[sum(X[i][s] * X[j][s] for s in range(t)) % m for j in range(d)] for i in range(d)]
+            if self.rank == d:
+                A, V = mats
+            else:
+                K, Q, V = mats
+                A = [[d_dot([(K[r][i], Q[r][j]) for r in range(self.rank)], m) for j in range(d)] for i in range(d)]
+            u = [[d_lin([(X[j][c], A[i][j]) for j in range(d)], m) for i in range(d)] for c in range(t)]
+            w = [[d_lin([(G[p][i], V[a][p]) for p in range(d)], m) for i in range(d)] for a in range(self.dout)]
+            return [d_dot(zip(w[a], u[c]), m) for a in range(self.dout) for c in range(t)]
+        if fam == "qk":
+            A, B = mats
+            return [d_dot(zip(A[a], B[c]), m) for a in range(len(A)) for c in range(len(B))]
+        if fam == "linear":
+            prod = mats[0]
+            for W in mats[1:]:
+                prod = [[d_dot([(W[i][k], prod[k][j]) for k in range(len(prod))], m) for j in range(len(prod[0]))] for i in range(len(W))]
+            return [e for row in prod for e in row]
+        values = [v % m for v in theta] + [v % m for v in x]
+        outs = []
+        for p in self.polys:
+            v = poly_mod(p, values, m)
+            g = {}
+            for mono, c in p:
+                for i, e in mono:
+                    if i < self.P:
+                        rest = [(j, f - (j == i)) for j, f in mono if f - (j == i)]
+                        g[i] = (g.get(i, 0) + e * poly_mod([(tuple(rest), c)], values, m)) % m
+            outs.append((v, g))
+        return outs
+
+    def rows(self, theta, inputs, wanted, m):
+        """``{row: [J[row, c] for all c]}`` for the wanted Jacobian rows (sample-major)."""
+        out, samples = {}, sorted({r // self.n_out for r in wanted})
+        need(len(samples) * self.P**2 <= MAX_EVAL, f"rebuilding these rows would take more than {MAX_EVAL} steps")
+        for s in samples:
+            duals = self.forward(theta, inputs[s] if inputs else [], m)
+            for o, (_, g) in enumerate(duals):
+                if s * self.n_out + o in wanted:
+                    out[s * self.n_out + o] = [g.get(c, 0) for c in range(self.P)]
+        return out
+
+
+# -- the certificate kinds -----------------------------------------------------------
+def read_point(cert, model):
+    pt = get(cert, "point", dict)
+    p = big_int(get(pt, "prime", str), "prime")
+    need(2 < p < 2**64 and is_prime(p), "point.prime is not a prime in (2, 2^64)")
+    theta = get(pt, "theta", list)
+    need(len(theta) == model.P, f"theta must have {model.P} entries")
+    theta = [big_int(v, "theta entry") for v in theta]
+    inputs = get(pt, "inputs", list)
+    if model.n_in == 0:
+        need(inputs == [], "this model has no inputs: point.inputs must be []")
+    else:
+        need(1 <= len(inputs) <= MAX_SIDE, "point.inputs must list 1..4096 samples")
+    need(all(isinstance(r, list) and len(r) == model.n_in for r in inputs), f"each input must list {model.n_in} entries")
+    inputs = [[big_int(v, "input entry") for v in row] for row in inputs]
+    return p, theta, inputs
+
+
+def witness_rows_cols(block, model, inputs, what):
+    n_rows = model.n_out * max(len(inputs), 1)
+    rows = int_list(get(block, "rows", list), 0, n_rows - 1, f"{what}.rows")
+    cols = int_list(get(block, "cols", list), 0, model.P - 1, f"{what}.cols", len(rows))
+    need(len(set(rows)) == len(rows) and len(set(cols)) == len(cols), f"{what}: rows and cols must be distinct")
+    need(len(rows) * model.P <= MAX_MATRIX, f"{what}: more than {MAX_MATRIX} Jacobian entries")
+    return rows, cols
+
+
+def minor_mod(model, theta, inputs, rows, cols, m):
+    J = model.rows(theta, inputs, set(rows), m)
+    return det_mod([[J[r][c] for c in cols] for r in rows], m)
+
+
+def lower_bound(cert, model, notes):
+    p, theta, inputs = read_point(cert, model)
+    rows, cols = witness_rows_cols(get(cert, "lower", dict), model, inputs, "lower")
+    need(minor_mod(model, theta, inputs, rows, cols, p) != 0, f"the {len(rows)}x{len(rows)} minor vanishes modulo {p}")
+    notes.append(f"rank >= {len(rows)}: nonzero {len(rows)}x{len(rows)} minor mod {p}")
+    return len(rows)
+
+
+def upper_bound(cert, model, notes):
+    p, theta, inputs = read_point(cert, model)
+    up, P, budget = get(cert, "upper", dict), model.P, [MAX_TERMS]
+    bound, reasons, identities = model.ambient(), ["ambient"], []
+    fields = []
+    for f in get(up, "fields", list):
+        need(isinstance(f, list) and len(fields) < P and (len(fields) + 1) * P <= MAX_MATRIX, "too many fields")
+        entries = {}
+        for e in f:
+            need(isinstance(e, list) and len(e) == 2, "field entry must be [parameter, polynomial]")
+            j = small_int(e[0], 0, P - 1, "field parameter")
+            need(j not in entries, "repeated field parameter")
+            entries[j] = poly(e[1], P, "field polynomial", budget)
+        fields.append(entries)
+    if fields:
+        F0 = [[poly_mod(f[j], theta, p) if j in f else 0 for j in range(P)] for f in fields]
+        s = rank_mod(F0, p)
+        if P - s < bound:
+            bound, reasons = P - s, [f"{len(fields)} polynomial kernel fields of rank {s} at theta"]
+        identities.append(("fields", model.degree + max((poly_degree(x) for f in fields for x in f.values()), default=0)))
+    cramer = up.get("cramer")
+    if cramer is not None:
+        R, B = witness_rows_cols(cramer, model, inputs, "upper.cramer")
+        need(minor_mod(model, theta, inputs, R, B, p) != 0, "the Cramer block J[rows, cols] is singular at theta")
+        if len(R) < bound:
+            bound, reasons = len(R), [f"{P - len(R)} Cramer kernel fields of a {len(R)}x{len(R)} block"]
+        identities.append(("cramer", (len(R) + 1) * model.degree))
+    eqs = [poly(g, model.n_out, "image equation", budget) for g in get(up, "equations", list)]
+    if eqs:
+        need(model.n_in == 0 and len(eqs) * model.n_out <= MAX_MATRIX, "image equations need a small model without inputs")
+        y = [v for v, _ in model.forward(theta, [], p)]
+        D = [[poly_mod(dg, y, p) for dg in (_diff(g, j) for j in range(model.n_out))] for g in eqs]
+        e = rank_mod(D, p)
+        if model.ambient() - e < bound:
+            bound, reasons = model.ambient() - e, [f"{len(eqs)} image equations of gradient rank {e}"]
+        identities.append(("equations", max(poly_degree(g) for g in eqs) * model.degree))
+    if identities:
+        deg = max(max(d for _, d in identities), 1)
+        need(deg <= MAX_IDENTITY_DEGREE, f"identity degree {deg} above {MAX_IDENTITY_DEGREE}")
+        # per point: the polynomial vanishes at the point (<= deg / q), the random q divides the
+        # content of the nonzero integer polynomial (<= 2^-120, its coefficients have < 2^70 bits),
+        # q is composite despite 40 Miller-Rabin rounds (<= 2^-80)
+        per_point = Fraction(deg, 2**SZ_BITS) + Fraction(1, 2**120) + Fraction(1, 2**80)
+        k = 1
+        while per_point**k >= Fraction(1, 2**SZ_TARGET_BITS):
+            k += 1
+        for _ in range(k):
+            sz_point(model, fields, cramer and (R, B), eqs, inputs, random_prime())
+        bits = math.floor(-k * math.log2(per_point))
+        notes.append(f"identities ({', '.join(n for n, _ in identities)}) hold at {k} random point(s) modulo a random "
+                     f"{SZ_BITS}-bit prime (degree <= {deg}; failure probability <= 2^-{bits})")
+    notes.append(f"rank <= {bound}: " + "; ".join(reasons))
+    return bound
+
+
+def _diff(g, j):
+    out = []
+    for mono, c in g:
+        e = dict(mono).get(j, 0)
+        if e:
+            out.append((tuple((i, f - (i == j)) for i, f in mono if f - (i == j)), c * e))
+    return out
+
+
+def sz_point(model, fields, cramer, eqs, inputs, q):
+    P = model.P
+    th = [secrets.randbelow(q) for _ in range(P)]
+    x = [secrets.randbelow(q) for _ in range(model.n_in)]
+    duals = model.forward(th, x, q)
+    J = [[g.get(c, 0) for c in range(P)] for _, g in duals]
+    for f in fields:
+        X = {j: poly_mod(pj, th, q) for j, pj in f.items()}
+        need(all(sum(row[j] * v for j, v in X.items()) % q == 0 for row in J), "a kernel field is not in the kernel of J")
+    if cramer:
+        R, B = cramer
+        JR = model.rows(th, inputs, set(R), q)
+        N = [c for c in range(P) if c not in set(B)]
+        Y = solve_mod([[JR[r][c] for c in B] for r in R], [[JR[r][c] for c in N] for r in R], q) if N else []
+        need(Y is not None, "the Cramer block is singular at a random point (retry)")
+        for row in J:
+            for t, c in enumerate(N):
+                need((row[c] - sum(row[b] * Y[i][t] for i, b in enumerate(B))) % q == 0,
+                     "a Cramer field is not in the kernel of J (the rank bound is false)")
+    for g in eqs:
+        need(poly_mod(g, [v for v, _ in duals], q) == 0, "an image equation does not vanish on the image")
+
+
+def check_formula(cert, notes):
+    body = get(cert, "formula", dict)
+    name, args = get(body, "name", str), get(body, "inputs", dict)
+    lam, mult = fraction(get(body, "lambda", str), "lambda"), small_int(get(body, "multiplicity", int), 1, 10**6, "multiplicity")
+    val = lambda k, lo=0: small_int(get(args, k, int), lo, 10**6, k)  # noqa: E731
+    if name == "reduced_rank_regression":
+        M, N, H, r = val("M", 1), val("N", 1), val("H", 1), val("r")
+        need(r <= min(M, N, H), "r > min(M, N, H)")
+        exp_lam, exp_m = rrr(M, N, H, r)
+    elif name == "query_key":
+        d, k, r = val("d", 1), val("k", 1), val("r")
+        need(k <= d and r <= k, "need r <= k <= d")
+        exp_lam, exp_m = rrr(d, d, k, r)  # Theorem 2 of the graph-attention paper = AW2005 with (d, d, k, r)
+    elif name == "deep_linear_network":
+        ws = int_list(get(args, "widths", list), 1, 10**4, "widths")
+        r = val("r")
+        need(2 <= len(ws) <= 16 and r <= min(ws), "need 2..16 widths and r <= min(widths)")
+        exp_lam, exp_m = aoyagi(ws, r)
+    else:
+        raise Reject(f"unknown formula {name!r}")
+    need((lam, mult) == (exp_lam, exp_m), f"{name}{tuple(args.values())}: expected lambda = {exp_lam}, m = {exp_m}; "
+         f"the certificate says {lam}, {mult}")
+    claim = get(cert, "claim", dict)
+    need(claim.get("value") == body["lambda"] and claim.get("multiplicity") == mult, "claim does not match the formula")
+    notes.append(f"{name}: lambda = {lam}, m = {mult}")
+
+
+def rrr(M, N, H, r):
+    """Aoyagi & Watanabe (2005), Main Theorem."""
+    if N + r <= M + H and M + r <= N + H and H + r <= M + N:
+        base = 2 * (H + r) * (M + N) - (M - N) ** 2 - (H + r) ** 2
+        return (Fraction(base, 8), 1) if (M + N + H + r) % 2 == 0 else (Fraction(base + 1, 8), 2)
+    if M + H < N + r:
+        return Fraction(H * M - H * r + N * r, 2), 1
+    if N + H < M + r:
+        return Fraction(H * N - H * r + M * r, 2), 1
+    return Fraction(M * N, 2), 1
+
+
+def aoyagi(ws, r):
+    """Aoyagi (2024), Theorem 1: every admissible index set Sigma must give the same value."""
+    D = [w - r for w in ws]
+    values = set()
+    for size in range(2, len(D) + 1):
+        for sigma in combinations(range(len(D)), size):
+            inside, rest, ell = [D[i] for i in sigma], [D[i] for i in range(len(D)) if i not in sigma], size - 1
+            S = sum(inside)
+            if rest and not (max(inside) < min(rest) and S < ell * min(rest)):
+                continue
+            if S < ell * max(inside):
+                continue
+            a = S - (-(-S // ell) - 1) * ell
+            pairs = sum(x * y for x, y in combinations(inside, 2))
+            lam = (Fraction(-r * r + r * (ws[0] + ws[-1]), 2) + Fraction(a * (ell - a), 4 * ell)
+                   - Fraction(ell * (ell - 1), 4) * Fraction(S, ell) ** 2 + Fraction(pairs, 2))
+            values.add((lam, a * (ell - a) + 1))
+    need(len(values) == 1, f"Aoyagi's theorem gives {len(values)} values for {ws}, r={r}")
+    return values.pop()
+
+
+def check_interval(cert, notes):
+    from mpmath import iv
+
+    body = get(cert, "payload", dict)
+    old, iv.prec = iv.prec, 80
+    try:
+        num = lambda s: _iv_number(s, iv)  # noqa: E731
+        env, total = {}, 0
+        for name, arr in get(body, "arrays", dict).items():
+            r, c = int_list(get(arr, "shape", list), 1, MAX_IV_ENTRIES, "shape", 2)
+            total += r * c
+            need(total <= MAX_IV_ENTRIES, "arrays too large")
+            data = get(arr, "data", list)
+            need(len(data) == r * c, f"array {name!r}: data length does not match its shape")
+            env[name] = [[num(data[i * c + j]) for j in range(c)] for i in range(r)]
+        for name, s in get(body, "scalars", dict).items():
+            env[name] = [[num(s)]]
+        indices = body.get("indices", {})
+        need(isinstance(indices, dict), "indices must be an object")
+        program = get(body, "program", list)
+        need(len(program) <= MAX_IV_STEPS, "program too long")
+        work = [MAX_IV_WORK]
+        for step in program:
+            op, args, out = get(step, "op", str), get(step, "args", list), get(step, "out", str)
+            env[out] = _iv_step(op, args, env, indices, iv, work)
+        target = env.get(get(body, "target", str))
+        need(target is not None and len(target) == 1 and len(target[0]) == 1, "target must name a 1x1 value")
+        v, b, rel = target[0][0], num(get(body, "bound", str)), get(body, "relation", str)
+        ok = {"<=": lambda: v.b <= b.a, "<": lambda: v.b < b.a, ">=": lambda: v.a >= b.b, ">": lambda: v.a > b.b}.get(rel)
+        need(ok is not None, f"unknown relation {rel!r}")
+        claim = get(cert, "claim", dict)
+        need(claim.get("relation") == rel and claim.get("bound") == body["bound"], "claim does not match the payload")
+        need(ok(), f"the enclosure {v} of the target does not satisfy {rel} {body['bound']}")
+        notes.append(f"interval enclosure {v} {rel} {body['bound']}")
+    finally:
+        iv.prec = old
+
+
+def _iv_number(s, iv):
+    need(isinstance(s, str) and 0 < len(s) <= 2 * MAX_DIGITS, "interval numbers must be short strings")
+    if "x" in s.lower():
+        try:
+            f = Fraction(float.fromhex(s))
+        except (ValueError, OverflowError):
+            raise Reject(f"bad hex float {s!r}") from None
+    elif re.fullmatch(r"-?[0-9]+\.[0-9]+", s):
+        f = Fraction(s)
+    else:
+        f = fraction(s, "interval number")
+    return iv.mpf(f.numerator) / f.denominator
+
+
+def _iv_step(op, args, env, indices, iv, work):
+    def mat(i):
+        need(i < len(args) and isinstance(args[i], str) and args[i] in env, f"{op}: undefined argument")
+        return env[args[i]]
+
+    def idx(i, bound):
+        ix = indices.get(args[i]) if i < len(args) and isinstance(args[i], str) else None
+        need(isinstance(ix, list) and 0 < len(ix) <= MAX_IV_ENTRIES, f"{op}: missing index list")
+        return int_list(ix, 0, bound - 1, "index")
+
+    if op == "identity":
+        n = args[0] if args else None
+        need(isinstance(n, str) and n.isdigit() and 0 < int(n) and int(n) ** 2 <= MAX_IV_ENTRIES, "identity: bad size")
+        return [[iv.mpf(int(i == j)) for j in range(int(n))] for i in range(int(n))]
+    A = mat(0)
+    B = mat(1) if op in ("matmul", "add", "sub", "mul", "scale") else None
+    work[0] -= len(A) * len(A[0]) * (len(B[0]) if op == "matmul" else 1)
+    need(work[0] >= 0, f"the interval program needs more than {MAX_IV_WORK} operations")
+    if op == "matmul":
+        need(len(A[0]) == len(B) and len(A) * len(B[0]) <= MAX_IV_ENTRIES, "matmul: shapes do not match")
+        return [[iv.fsum([a * b for a, b in zip(row, col)]) for col in zip(*B)] for row in A]
+    if op in ("add", "sub", "mul"):
+        need(len(A) == len(B) and len(A[0]) == len(B[0]), f"{op}: shapes differ")
+        f = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b}[op]
+        return [[f(a, b) for a, b in zip(r, s)] for r, s in zip(A, B)]
+    if op == "scale":
+        need(len(B) == 1 and len(B[0]) == 1, "scale: the factor is not a scalar")
+        return [[a * B[0][0] for a in r] for r in A]
+    if op in ("exp", "abs", "transpose", "softmax_rows", "row_sums"):
+        if op == "transpose":
+            return [list(c) for c in zip(*A)]
+        if op == "row_sums":
+            return [[iv.fsum(r)] for r in A]
+        E = [[iv.exp(a) if op != "abs" else abs(a) for a in r] for r in A]
+        return [[x / iv.fsum(e) for x in e] for e in E] if op == "softmax_rows" else E
+    if op in ("max_all", "min_all"):
+        flat, pick = [a for r in A for a in r], max if op == "max_all" else min
+        return [[iv.mpf([pick(a.a for a in flat), pick(a.b for a in flat)])]]
+    if op in ("take_rows", "take_cols"):
+        ix = idx(1, len(A) if op == "take_rows" else len(A[0]))
+        return [list(A[i]) for i in ix] if op == "take_rows" else [[r[j] for j in ix] for r in A]
+    raise Reject(f"unknown op {op!r}")
+
+
+# -- entry points ----------------------------------------------------------------------
+def _no_duplicates(pairs):
+    keys = [k for k, _ in pairs]
+    need(len(set(keys)) == len(keys), "duplicate key in a JSON object")
+    return dict(pairs)
+
+
+def check(cert) -> str:
+    """Check a parsed certificate; return the reason it holds, raise :class:`Reject` otherwise."""
+    need(isinstance(cert, dict), "the file is not a JSON object")
+    need(get(cert, "schema_version", int) == SCHEMA_VERSION, f"unsupported schema_version (this checker reads {SCHEMA_VERSION})")
+    body = {k: v for k, v in cert.items() if k != "sha256"}
+    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+    need(get(cert, "sha256", str) == hashlib.sha256(canonical).hexdigest(), "sha256 does not match the content")
+    kind = get(cert, "kind", str)
+    need(kind in KINDS, f"unknown kind {kind!r}")
+    claim, notes = get(cert, "claim", dict), []
+    get(claim, "text", str, "claim")
+    if kind == "formula":
+        check_formula(cert, notes)
+    elif kind == "interval_inequality":
+        check_interval(cert, notes)
+    else:
+        model = Model(get(cert, "model", dict))
+        rel = {"rank_lower_bound": ">=", "rank_upper_bound": "<="}.get(kind, "==")
+        need(get(claim, "relation", str) == rel, f"a {kind} certificate claims generic rank {rel} value")
+        value = small_int(get(claim, "value", int), 0, MAX_PARAMS * MAX_SIDE, "claim.value")
+        lo = lower_bound(cert, model, notes) if kind != "rank_upper_bound" else None
+        hi = upper_bound(cert, model, notes) if kind != "rank_lower_bound" else None
+        need(lo is None or lo >= value, f"proven lower bound {lo} is below the claimed {value}")
+        need(hi is None or hi <= value, f"proven upper bound {hi} is above the claimed {value}")
+        if kind == "defect":
+            expected = small_int(get(claim, "expected", int), 0, MAX_PARAMS * MAX_SIDE, "claim.expected")
+            need(expected > value, f"the expected value {expected} is not above the dimension {value}")
+            notes.append(f"dimension {value} < expected {expected}")
+    return "; ".join(notes)
+
+
+def check_file(path: str) -> tuple:
+    """``(True, reason)`` when the file verifies, ``(False, reason)`` otherwise; never raises."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)
+        need(len(data) <= MAX_FILE_BYTES, f"file larger than {MAX_FILE_BYTES} bytes")
+        try:
+            cert = json.loads(data.decode("utf-8"), object_pairs_hook=_no_duplicates, parse_constant=_bad_constant)
+        except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+            raise Reject(f"not valid JSON ({type(exc).__name__})") from None
+        return True, check(cert)
+    except Reject as exc:
+        return False, str(exc)
+    except OSError as exc:
+        return False, f"cannot read the file ({exc.strerror})"
+    except (RecursionError, MemoryError, OverflowError, ValueError, TypeError, ArithmeticError) as exc:
+        return False, f"malformed certificate ({type(exc).__name__})"
+
+
+def _bad_constant(name):
+    raise Reject(f"JSON constant {name} is not allowed")
+
+
+def main(argv=None) -> int:
+    """``python -m algebra.checker PATH...``: one verdict line per file (a directory: its ``*.json``
+    except ``index.json``); exit 0 only if all verify."""
+    paths = []
+    for p in sys.argv[1:] if argv is None else argv:
+        paths += sorted(os.path.join(p, f) for f in os.listdir(p) if f.endswith(".json") and f != "index.json") \
+            if os.path.isdir(p) else [p]
+    if not paths:
+        print("usage: python -m algebra.checker CERTIFICATE.json ...", file=sys.stderr)
+        return 2
+    ok_all = True
+    for path in paths:
+        ok, reason = check_file(path)
+        ok_all &= ok
+        print(f"{path}: VERIFIED ({reason})" if ok else f"{path}: NOT VERIFIED: {reason}")
+    return 0 if ok_all else 1

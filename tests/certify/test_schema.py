@@ -1,0 +1,38 @@
+"""The JSON Schema, and the committed catalogue: every file matches it and verifies."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from algebra.certify.schema import load_schema, validate
+from algebra.checker import check_file
+from algebra.errors import CertificateError
+
+CERTS = Path(__file__).resolve().parents[2] / "certificates"
+
+
+def test_schema_is_a_valid_json_schema():
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.Draft202012Validator.check_schema(load_schema())
+
+
+def test_schema_rejects_shapes():
+    with pytest.raises(CertificateError):
+        validate({"schema_version": 1, "kind": "dimension", "tool": {"name": "x", "version": "1"},
+                  "claim": {"text": "t"}, "sha256": "0" * 64})  # a dimension without model/point/lower/upper
+
+
+def test_committed_certificates_match_the_schema_and_verify():
+    files = sorted(p for p in CERTS.glob("*.json") if p.name != "index.json")
+    if not files:
+        pytest.skip("no committed certificates (run `neuroalgebra certify`)")
+    index = json.loads((CERTS / "index.json").read_text())
+    listed = {c["file"] for c in index["claims"] if c["file"]}
+    assert listed == {p.name for p in files}
+    for path in files[:: max(1, len(files) // 40)]:  # a spread sample; CI runs `neuroalgebra verify certificates/`
+        validate(json.loads(path.read_text()))
+        ok, reason = check_file(str(path))
+        assert ok, (path.name, reason)

@@ -1,0 +1,332 @@
+"""The independent checker: isolation, its own evaluator, targeted mutations, hostile files."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import algebra.checker.kernel as chk
+from algebra.certify.canonical import render, seal
+from algebra.certify.emit import checker_spec
+from algebra.exact.field import PrimeField
+from algebra.models import MLP, DeepLinear, LightningAttention, PolynomialMap, QueryKey, quadratic_network
+
+CHECKER_DIR = Path(chk.__file__).parent
+STDLIB = {"hashlib", "json", "math", "os", "re", "secrets", "sys", "fractions", "itertools", "__future__"}
+
+
+def _imports(path: Path) -> set:
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            names.add(("." * node.level) + (node.module or ""))
+    return names
+
+
+def test_checker_imports_nothing_from_algebra():
+    assert _imports(CHECKER_DIR / "kernel.py") <= STDLIB | {"flint", "mpmath"}
+    for other in ("__init__.py", "__main__.py"):
+        assert all(n in {"sys", "algebra.checker.kernel"} for n in _imports(CHECKER_DIR / other))
+    assert sorted(p.name for p in CHECKER_DIR.glob("*.py")) == ["__init__.py", "__main__.py", "kernel.py"]
+
+
+def test_checker_line_count_is_small():
+    assert len((CHECKER_DIR / "kernel.py").read_text().splitlines()) < 800  # aim: < 600
+
+
+# -- one table of models: the checker's evaluator agrees with the models' own Jacobians ----
+EVALUATOR_CASES = [
+    MLP((3, 2, 2), "t^2"),
+    MLP((2, 3, 2, 1), ["t^2 + 1/3", "t^3 - t"], bias=True),
+    MLP((2, 3, 2, 1), "t^3", inactive={1: [1], 2: [0]}),
+    quadratic_network(3, 2, 2, bias=True),
+    LightningAttention(2, 2, 3),
+    LightningAttention(3, 2, 2, rank=2),
+    LightningAttention(3, 1, 1),
+    QueryKey(3, 2),
+    DeepLinear((2, 3, 1, 2)),
+    PolynomialMap(["a^2*x - b*y^2", "a*b*c + x*y"], parameters="a b c".split(), inputs="x y".split()),
+]
+
+
+@pytest.mark.parametrize("model", EVALUATOR_CASES, ids=repr)
+def test_checker_jacobian_matches_model(model):
+    p = 1048573
+    rng = np.random.default_rng(7)
+    theta = model.random_point(rng, bound=50)
+    X = model.random_inputs(rng, 3, bound=50)
+    J = model.jacobian(theta, X, PrimeField(p))
+    mine = chk.Model(checker_spec(model))
+    inputs = X.tolist() if model.n_inputs else []
+    rows = mine.rows([int(v) for v in theta], inputs, set(range(J.shape[0])), p)
+    assert [rows[r] for r in range(J.shape[0])] == J.tolist()
+    assert mine.P == model.parameter_count and mine.ambient() == model.ambient_dimension()
+
+
+def test_own_linear_algebra_matches_flint(monkeypatch):
+    rng = np.random.default_rng(3)
+    A = rng.integers(0, 97, size=(6, 6)).tolist()
+    A[5] = [(2 * x + y) % 97 for x, y in zip(A[0], A[1])]
+    B = rng.integers(0, 97, size=(6, 2)).tolist()
+    with_flint = chk.det_mod(A, 97), chk.rank_mod(A, 97), chk.solve_mod(A[:5] + [[1] * 6], B, 97)
+    monkeypatch.setattr(chk, "flint", None)
+    assert (chk.det_mod(A, 97), chk.rank_mod(A, 97), chk.solve_mod(A[:5] + [[1] * 6], B, 97)) == with_flint
+    assert with_flint[0] == 0 and with_flint[1] == 5 and chk.solve_mod(A, B, 97) is None
+
+
+# -- every base certificate verifies, with and without python-flint -------------------------
+def test_valid_certificates_verify(base_certificates, monkeypatch):
+    for name, (cert, _) in base_certificates.items():
+        assert chk.check(cert), name
+    monkeypatch.setattr(chk, "flint", None)
+    for name, (cert, _) in base_certificates.items():
+        assert chk.check(cert), name
+
+
+def test_verdict_states_the_failure_probability(base_certificates):
+    reason = chk.check(base_certificates["shallow-ah-defect"][0])
+    assert "failure probability <= 2^-" in reason
+    bits = int(reason.split("failure probability <= 2^-")[1].split(")")[0])
+    assert bits > 60
+
+
+def rejects(cert, fragment="", reseal=True):
+    cert = seal(cert) if reseal else cert
+    with pytest.raises(chk.Reject, match=fragment):
+        chk.check(cert)
+
+
+# -- targeted mutations: each field, each with the reason we expect --------------------------
+def test_claim_value_off_by_one_is_refused(certs):
+    for name in ("qk-fields", "shallow-ah-defect", "linear-cramer", "qk-equations"):
+        c = certs[name][0]
+        for delta in (1, -1):
+            m = json.loads(json.dumps(c))
+            m["claim"]["value"] += delta
+            rejects(m, "proven")
+
+
+def test_hash_and_version(certs):
+    c = certs["qk-fields"][0]
+    c["claim"]["text"] += " (edited)"
+    rejects(c, "sha256", reseal=False)
+    c = certs["qk-fields"][0]
+    c["schema_version"] = 2
+    rejects(c, "schema_version")
+
+
+def test_point_prime_and_indices(certs):
+    c = certs["shallow-ah-defect"][0]
+    bad = json.loads(json.dumps(c))
+    bad["point"]["prime"] = "1048575"
+    rejects(bad, "not a prime")
+    bad = json.loads(json.dumps(c))
+    bad["lower"]["rows"][1] = bad["lower"]["rows"][0]
+    rejects(bad, "distinct")
+    bad = json.loads(json.dumps(c))
+    bad["lower"]["cols"][0] = 10**6
+    rejects(bad, "lower.cols")
+    bad = json.loads(json.dumps(c))
+    bad["point"]["theta"] = bad["point"]["theta"][:-1]
+    rejects(bad, "theta must have")
+    bad = json.loads(json.dumps(c))
+    bad["point"]["theta"] = ["0"] * len(bad["point"]["theta"])  # every minor vanishes at 0
+    rejects(bad, "vanishes|singular")
+
+
+def test_a_false_cramer_bound_is_caught(certs):
+    """Claim rank <= r - 1 of the Alexander-Hirschowitz example with a smaller Cramer block."""
+    c = certs["shallow-ah-defect"][0]
+    c["kind"] = "rank_upper_bound"
+    c["claim"] = {"text": "forged", "relation": "<=", "value": 13}
+    del c["lower"]
+    c["upper"]["cramer"] = {"rows": c["upper"]["cramer"]["rows"][:13], "cols": c["upper"]["cramer"]["cols"][:13]}
+    rejects(c, "not in the kernel")
+
+
+def test_a_false_kernel_field_is_caught(certs):
+    c = certs["qk-fields"][0]
+    c["upper"]["fields"].append([[0, [[[], "1"]]]])  # the constant field d/dA_00
+    c["claim"]["value"] = 2
+    rejects(c, "not in the kernel")
+
+
+def test_multiples_of_a_fixed_prime_do_not_fool_the_identity_test(certs):
+    """A field X + (2^61 - 1) e_j is not a kernel field over Q, though it is one modulo 2^61 - 1."""
+    c = certs["qk-fields"][0]
+    c["upper"]["fields"].append([[0, [[[], str(2**61 - 1)]]], [1, [[[], str(2**127 - 1)]]]])
+    c["claim"]["value"] = 2
+    rejects(c, "not in the kernel")
+    # J = [[1, q], [1, 0]] has rank 2 over Q but rank 1 modulo q = 2^61 - 1
+    model = PolynomialMap([f"a + {2**61 - 1}*b", "a"], parameters=["a", "b"])
+    from algebra.certify.emit import dimension_certificate
+
+    forged = dimension_certificate(model, witnesses="cramer").certificate
+    assert forged["claim"]["value"] == 2
+    forged.update(kind="rank_upper_bound", claim={"text": "rank <= 1", "relation": "<=", "value": 1})
+    del forged["lower"]
+    forged["upper"]["cramer"] = {"rows": [0], "cols": [0]}
+    rejects(forged, "not in the kernel")
+
+
+def test_a_false_image_equation_is_caught(certs):
+    c = certs["qk-equations"][0]
+    c["upper"]["equations"].append([[[[0, 1]], "1"]])  # c0 does not vanish on the image
+    c["claim"]["value"] = 4
+    rejects(c, "does not vanish")
+
+
+def test_defect_needs_an_expected_value_above(certs):
+    c = certs["shallow-ah-defect"][0]
+    assert c["kind"] == "defect"
+    c["claim"]["expected"] = 14
+    rejects(c, "expected")
+
+
+def test_spec_mutations(certs):
+    c = certs["quadratic-orthogonal"][0]
+    c["model"]["activations"] = [["0", "0", "0", "1"]]  # t^3 instead of t^2: different model
+    with pytest.raises(chk.Reject):
+        chk.check(seal(c))
+    c = certs["attention-fields"][0]
+    c["model"]["family"] = "transformer"
+    rejects(c, "unknown model family")
+    c = certs["qk-fields"][0]
+    c["kind"] = "rank_lower_bound"
+    rejects(c, "claims generic rank >=")
+
+
+def test_formula_mutations(certs):
+    c = certs["formula-rrr"][0]
+    c["formula"]["lambda"] = "15/2"
+    rejects(c, "expected lambda = 7")
+    c = certs["formula-linear"][0]
+    c["formula"]["multiplicity"] = 1
+    rejects(c, "expected")
+    c = certs["formula-rrr"][0]
+    c["formula"]["inputs"]["r"] = 9
+    rejects(c, "r > min")
+    c = json.loads(json.dumps(base_certificates_copy := certs["formula-linear"][0]))
+    c["formula"]["multiplicity"] = base_certificates_copy["claim"]["multiplicity"]
+    c["claim"]["value"] = "100"
+    rejects(c, "claim does not match")
+
+
+def test_interval_mutations(base_certificates):
+    def fresh():
+        return json.loads(json.dumps(base_certificates["interval-lower"][0]))
+
+    c = fresh()
+    c["payload"]["bound"] = c["claim"]["bound"] = "0x1.0p-40"
+    rejects(c, "does not satisfy")
+    c = fresh()
+    c["payload"]["relation"] = c["claim"]["relation"] = ">"
+    rejects(c, "does not satisfy")
+    c = fresh()
+    c["payload"]["program"][0]["op"] = "eval"
+    rejects(c, "unknown op")
+    c = fresh()
+    c["payload"]["arrays"] = {"Q": {"shape": [10**6, 10**6], "data": []}}
+    rejects(c, "too large")
+    c = fresh()
+    c["claim"]["bound"] = "1/1000"
+    rejects(c, "claim does not match")
+    c = fresh()
+    c["payload"]["program"] = [{"out": "S", "op": "matmul", "args": ["Q", "Q"]}] * 10**4 + c["payload"]["program"]
+    rejects(c, "operations|too long")
+
+
+# -- hostile files -----------------------------------------------------------------------
+HOSTILE = {
+    "empty": b"",
+    "not-json": b"VERIFIED\n",
+    "binary": bytes(range(256)),
+    "a-list": b"[1, 2, 3]",
+    "nan": b'{"schema_version": NaN}',
+    "huge-int": b'{"schema_version": ' + b"9" * 10_000 + b"}",
+    "deep": b"[" * 100_000 + b"]" * 100_000,
+    "duplicate-keys": b'{"kind": "formula", "kind": "dimension"}',
+    "python-code": b'{"schema_version": 1, "kind": "__import__(\'os\').system(\'true\')"}',
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_hostile_files_are_not_verified(tmp_path, name, capsys):
+    path = tmp_path / f"{name}.json"
+    path.write_bytes(HOSTILE[name])
+    ok, reason = chk.check_file(str(path))
+    assert not ok and reason
+    assert chk.main([str(path)]) == 1
+    assert "NOT VERIFIED" in capsys.readouterr().out
+
+
+def test_absurd_sizes_are_refused_before_allocation(certs):
+    c = certs["qk-fields"][0]
+    for spec in ({"family": "qk", "d": 10**9, "k": 10**9}, {"family": "qk", "d": 4096, "k": 4096},
+                 {"family": "mlp", "widths": [4000, 4000, 4000], "activations": [["0", "1"]], "bias": False, "inactive": {}},
+                 {"family": "linear", "widths": [1] * 10_000}):
+        c["model"] = spec
+        t0 = time.perf_counter()
+        with pytest.raises(chk.Reject):
+            chk.check(seal(c))
+        assert time.perf_counter() - t0 < 1.0
+    c = certs["qk-equations"][0]
+    c["point"]["theta"][0] = "7" * 5000
+    rejects(c, "decimal integer")
+
+
+def test_missing_file_and_exit_codes(tmp_path, base_certificates, capsys):
+    good = tmp_path / "good.json"
+    good.write_bytes(render(base_certificates["qk-fields"][0]))
+    assert chk.main([str(good)]) == 0
+    assert chk.main([str(good), str(tmp_path / "missing.json")]) == 1
+    out = capsys.readouterr().out
+    assert "VERIFIED" in out and "NOT VERIFIED: cannot read" in out
+    assert chk.main([]) == 2
+    (tmp_path / "index.json").write_text("{}")  # not a certificate: skipped when a directory is given
+    assert chk.main([str(tmp_path)]) == 0
+
+
+def test_python_dash_m(tmp_path, base_certificates):
+    import subprocess
+    import sys
+
+    good = tmp_path / "good.json"
+    good.write_bytes(render(base_certificates["formula-rrr"][0]))
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    env = dict(os.environ)
+    r = subprocess.run([sys.executable, "-m", "algebra.checker", str(good)], capture_output=True, text=True, env=env)
+    assert r.returncode == 0 and "VERIFIED" in r.stdout
+    r = subprocess.run([sys.executable, "-m", "algebra.checker", str(good), str(bad)], capture_output=True, text=True, env=env)
+    assert r.returncode == 1 and "NOT VERIFIED: not valid JSON" in r.stdout
+
+
+def test_rational_coefficients_with_denominator_divisible_by_p(certs):
+    c = certs["mlp-bias-rational"][0]
+    c["point"]["prime"] = "2"  # 1/2 has no residue; 2 is refused anyway
+    rejects(c, "prime")
+    assert Fraction(1, 2)  # the activation really has a 1/2
+
+
+def test_interval_programs_agree_with_the_producer():
+    """Every payload kind of algebra.attention_rank verifies here too (the checker is written from the contract)."""
+    from algebra.attention_rank.certificates import approximation_rank_certificates
+    from algebra.certify.emit import interval_certificate
+
+    rng = np.random.default_rng(11)
+    Q, K = rng.normal(size=(6, 3)), rng.normal(size=(9, 3))
+    res = approximation_rank_certificates(Q, K, 2.0, 0.3)
+    payloads = [res[k] for k in ("upper_svd", "upper_representative", "lower") if res[k] is not None]
+    assert len(payloads) >= 2
+    for payload in payloads:
+        assert chk.check(interval_certificate(payload, text="t").certificate).startswith("interval enclosure")
