@@ -10,7 +10,7 @@ regular models).  Nothing here hard-codes a learning coefficient.
 Data sizes: models with Gaussian inputs use the exact sufficient-statistic
 draw with ``n = 10^12`` (cost independent of ``n``), so the finite-``n``
 fluctuation ``~ sqrt(lambda nbeta / 2n)`` is negligible; the bilinear QK
-model materialises its samples, ``n = 10^7``, and the calibration caps its
+model materialises its samples (about 30 s), ``n = 10^8``, and the calibration caps its
 temperatures at ``nbeta <= n / 10^3`` accordingly.
 """
 
@@ -29,10 +29,10 @@ from algebra.numeric import models as M
 from algebra.numeric.calibration import CalibrationSettings, calibrated_llc
 
 __all__ = ["SUITE", "SuiteEntry", "exact_coefficient", "build_model", "run_entry", "run_suite",
-           "summarize", "write_table", "plot_suite"]
+           "summarize", "write_table", "plot_suite", "plot_traces", "json_rows", "dump_rows"]
 
 N_EXACT = 10**12
-N_QK = 10**7
+N_QK = 10**8
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,31 @@ def exact_coefficient(family: str, args: tuple):
     if family == "regular":
         a, b = args
         return formulas.regular_model(a * b)
-    raise InputError("family", family, "one of rrr, dln, qk, regular")
+    if family == "poly":
+        return _newton_coefficient(args)
+    raise InputError("family", family, "one of rrr, dln, qk, regular, poly")
+
+
+def _parse_generators(args):
+    from algebra.models.polynomial import parse_polynomial
+
+    names = sorted({v for t in args for v in parse_polynomial(t).variables})
+    return [parse_polynomial(t, names) for t in args], names
+
+
+def _newton_coefficient(args):
+    """lambda, m of ``sum g_i^2`` from ``algebra.slt.newton`` (only when proved exact)."""
+    from algebra.models.polynomial import Polynomial
+    from algebra.slt.formulas import LearningCoefficient
+    from algebra.slt.newton import newton_rlct, sum_of_squares
+
+    gens, names = _parse_generators(args)
+    res = newton_rlct(Polynomial(tuple(names), sum_of_squares([g.terms for g in gens])))
+    if not res.exact:
+        raise InputError("generators", args, "a non-degenerate sum of squares (Newton polyhedron exact)")
+    return LearningCoefficient(Fraction(res.lam), int(res.multiplicity),
+                               "Newton polyhedron (Watanabe 2009, Sec. 7.2)",
+                               f"non-degenerate, distance {res.distance}", {"generators": list(args)})
 
 
 def build_model(family: str, args: tuple, *, seed: int = 0, n: int | None = None):
@@ -92,7 +116,9 @@ def build_model(family: str, args: tuple, *, seed: int = 0, n: int | None = None
         return M.qk_model(*args, n=n or N_QK, seed=seed)
     if family == "regular":
         return M.regular_model(*args, n=n or N_EXACT, seed=seed)
-    raise InputError("family", family, "one of rrr, dln, qk, regular")
+    if family == "poly":
+        return M.polynomial_model(_parse_generators(args)[0], n=n or N_EXACT, seed=seed)
+    raise InputError("family", family, "one of rrr, dln, qk, regular, poly")
 
 
 def run_entry(family: str, args: tuple, *, settings: CalibrationSettings | None = None,
@@ -124,6 +150,7 @@ def run_entry(family: str, args: tuple, *, settings: CalibrationSettings | None 
         "relative_error": (res.estimate - lam) / lam if lam else None,
         "covered": bool(covered), "verdict": res.verdict, "reasons": list(res.reasons),
         "seed": seed, "seconds": time.perf_counter() - t0, "details": res.to_json(),
+        "trace": res.trace,
     }
 
 
@@ -198,31 +225,39 @@ def plot_suite(rows, path) -> str:
     return str(path)
 
 
-def plot_traces(model, path, *, nbeta: float, num_chains: int = 8, num_draws: int = 1000,
-                seed: int = 0) -> str:
-    """Trace plot of ``nbeta (L - L*)`` per chain for one model (HMC, calibration's gamma)."""
+def plot_traces(rows, path, *, chains: int = 8) -> str:
+    """Trace plots of ``nbeta (L - L*)`` per chain at each model's largest ``nbeta`` (one panel per model)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from algebra.numeric.samplers import sample, top_curvature
-
-    h = top_curvature(model)
-    run = sample(model, method="hmc", nbeta=nbeta, gamma=h, num_chains=num_chains,
-                 num_draws=num_draws, num_warmup=num_draws // 2, seed=seed)
-    fig, ax = plt.subplots(figsize=(7, 3))
-    for c in range(num_chains):
-        ax.plot(run.nbeta * (run.losses[c] - run.loss_star), lw=0.5)
-    ax.set_xlabel("draw")
-    ax.set_ylabel("nbeta (L - L*)")
-    ax.set_title(f"{model.name}, nbeta={nbeta:g}")
+    k = len(rows)
+    cols = min(4, k)
+    nrows = -(-k // cols)
+    fig, axes = plt.subplots(nrows, cols, figsize=(3.2 * cols, 2.2 * nrows), squeeze=False)
+    for ax, r in zip(axes.ravel(), rows):
+        tr = r.get("trace")
+        if tr is not None:
+            for c in range(min(chains, tr.shape[0])):
+                ax.plot(tr[c], lw=0.4)
+        ax.axhline(float(Fraction(r["exact_lambda"])), color="k", lw=1.0)
+        ax.set_title(r["model"], fontsize=7)
+        ax.tick_params(labelsize=6)
+    for ax in axes.ravel()[k:]:
+        ax.axis("off")
+    fig.suptitle("nbeta (L - L*) per chain (black: exact lambda)", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return str(path)
 
 
+def json_rows(rows) -> list:
+    """Rows without the trace arrays (JSON-ready)."""
+    return [{k: v for k, v in r.items() if k != "trace"} for r in rows]
+
+
 def dump_rows(rows, path) -> None:
     with open(path, "w") as fh:
-        json.dump({"rows": rows, "summary": summarize(rows)}, fh, indent=1, default=float)
+        json.dump({"rows": json_rows(rows), "summary": summarize(rows)}, fh, indent=1, default=float)
