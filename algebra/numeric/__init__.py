@@ -1,1 +1,16 @@
-"""numeric subpackage."""
+"""Numeric layer: sampled local learning coefficients and their diagnostics.
+
+Modules (import them directly; nothing is re-exported here so that importing
+:mod:`algebra` stays light):
+
+``models``        numpy regression models linear in a composite (RRR, deep linear
+                  networks, the query-key composite, regular and polynomial models),
+                  evaluated through sufficient statistics
+``samplers``      batched SGLD, RMSProp-SGLD, MALA and HMC on the localized tempered posterior
+``estimators``    chain-wise and multi-temperature LLC estimators with ESS-based errors
+``diagnostics``   ESS, split R-hat, burn-in detection, Hutchinson Hessian trace
+``calibration``   the one automatic calibration procedure and its ok/suspect verdict
+``suite``         the exact-reference suite (lambda, m from :mod:`algebra.slt`)
+``torch_backend`` optional batched SGLD for a ``torch.nn.Module`` (torch imported lazily)
+``commands``      ``neuroalgebra llc ...``
+"""

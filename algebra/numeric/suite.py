@@ -5,7 +5,8 @@ model is built by :mod:`algebra.numeric.models` and the exact value is taken,
 at run time, from ``algebra.slt.formulas`` (Aoyagi & Watanabe 2005 for
 reduced rank regression, Aoyagi 2024 for deep linear networks, the
 graph-attention paper's Theorem 2 for the query-key composite, ``d/2`` for
-regular models).  Nothing here hard-codes a learning coefficient.
+regular models) and ``algebra.slt.newton`` for the polynomial toys.
+Nothing here hard-codes a learning coefficient.
 
 Data sizes: models with Gaussian inputs use the exact sufficient-statistic
 draw with ``n = 10^12`` (cost independent of ``n``), so the finite-``n``
@@ -48,7 +49,9 @@ class SuiteEntry:
 
 # The four Aoyagi-Watanabe cases of reduced rank regression (both parities of
 # case 1), deep linear networks (two 4-layer ones, m = 1 and m = 5), the QK
-# composite (rank deficient, both parities of k - r) and regular models.
+# composite (rank deficient, both parities of k - r), regular models, and
+# Newton-polyhedron toys (regression on polynomial features, K = sum g_i^2,
+# exact lambda from algebra.slt.newton when non-degenerate).
 SUITE = (
     SuiteEntry("rrr", (5, 5, 5, 2), "case 1, odd (m=2)"),
     SuiteEntry("rrr", (5, 5, 4, 2), "case 1, even"),
@@ -62,6 +65,9 @@ SUITE = (
     SuiteEntry("qk", (4, 3, 1), "k-r even"),
     SuiteEntry("regular", (4, 1), "d=4"),
     SuiteEntry("regular", (3, 2), "d=6"),
+    SuiteEntry("poly", ("x^2", "y^3"), "Newton toy, quasi-homogeneous"),
+    SuiteEntry("poly", ("x*y",), "Newton toy, m=2"),
+    SuiteEntry("poly", ("x^2*y", "y^2"), "Newton toy"),
 )
 
 
