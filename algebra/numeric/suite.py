@@ -18,7 +18,6 @@ temperatures at ``nbeta <= n / 10^3`` accordingly.
 from __future__ import annotations
 
 import json
-import math
 import time
 from dataclasses import dataclass
 from fractions import Fraction

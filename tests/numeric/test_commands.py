@@ -1,0 +1,47 @@
+"""Tests for `neuroalgebra llc ...` (algebra.numeric.commands)."""
+
+import json
+
+import pytest
+
+from algebra.cli import main
+
+
+def test_llc_rrr_json_keys(capsys):
+    code = main(["llc", "rrr", "--M", "2", "--N", "2", "--H", "1", "--r", "1", "--fast", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    for key in ("estimate", "stderr", "ci95", "exact_lambda", "multiplicity", "relative_error",
+                "verdict", "seed", "settings"):
+        assert key in out
+    assert out["exact_lambda"] == "3/2" and out["multiplicity"] == 1
+    assert code == (0 if out["verdict"] == "ok" else 1)
+
+
+def test_llc_regular_table(capsys):
+    main(["llc", "regular", "--in-dim", "2", "--fast"])
+    out = capsys.readouterr().out
+    assert "exact lambda" in out and "1 (m = 1)" in out
+
+
+def test_llc_poly_uses_newton_reference(capsys):
+    main(["llc", "poly", "x*y", "--fast", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert out["exact_lambda"] == "1/2" and out["multiplicity"] == 2
+
+
+@pytest.mark.parametrize("argv", [
+    ["llc", "rrr", "--M", "0", "--N", "2", "--H", "1", "--r", "1"],
+    ["llc", "rrr", "--M", "2", "--N", "2", "--H", "1", "--r", "3"],
+    ["llc", "dln", "--widths", "3,x", "--r", "1"],
+    ["llc", "poly", "x*y + 1", "--fast"],
+    ["llc", "poly", "__import__('os')", "--fast"],
+])
+def test_bad_input_exits_2(argv, capsys):
+    """Bad values exit with status 2 and a one-line message (argparse or InputError)."""
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse rejects a bad typed option itself
+        code = exc.code
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "error" in err and "Traceback" not in err
