@@ -15,12 +15,13 @@ from fractions import Fraction
 
 import numpy as np
 
+from algebra.exact.field import NativeField
 from algebra.models.polynomial import Polynomial
 
 __all__ = ["PolynomialField", "symbolic_symmetry_fields", "sparse_polynomial"]
 
 
-class PolynomialField:
+class PolynomialField(NativeField):
     """Arithmetic on object arrays of polynomials in ``nvars`` variables ``t0, t1, ...``.
 
     Examples
@@ -54,28 +55,6 @@ class PolynomialField:
         out = np.empty(a.shape, dtype=object)
         out.ravel()[:] = [self._lift(v) for v in a.ravel()]
         return out
-
-    def zeros(self, shape) -> np.ndarray:
-        out = np.empty(shape, dtype=object)
-        out.ravel()[:] = [self.scalar(0)] * out.size
-        return out
-
-    def ones(self, shape) -> np.ndarray:
-        out = np.empty(shape, dtype=object)
-        out.ravel()[:] = [self.scalar(1)] * out.size
-        return out
-
-    def add(self, a, b):
-        return a + b
-
-    def sub(self, a, b):
-        return a - b
-
-    def neg(self, a):
-        return -a
-
-    def mul(self, a, b):
-        return a * b
 
 
 def symbolic_symmetry_fields(model) -> list:

@@ -28,7 +28,7 @@ import numpy as np
 
 from algebra.errors import InputError
 
-__all__ = ["DEFAULT_PRIME", "MAX_PRIME", "FloatField", "PrimeField", "RationalField", "is_prime"]
+__all__ = ["DEFAULT_PRIME", "MAX_PRIME", "FloatField", "NativeField", "PrimeField", "RationalField", "is_prime"]
 
 DEFAULT_PRIME = 1048573  # largest prime < 2**20
 MAX_PRIME = 2**21  # keeps float64 BLAS chunks >= 2048 terms and int64 products exact
@@ -155,7 +155,44 @@ class PrimeField:
         return out
 
 
-class RationalField:
+class NativeField:
+    """Shared arithmetic for fields whose array elements support ``+ - *`` natively.
+
+    Subclasses define :meth:`scalar` (one element) and :meth:`array`; ``zeros``
+    and ``ones`` are filled with ``scalar(0)`` / ``scalar(1)``.
+    """
+
+    exact_rationals = True
+    p = None
+
+    def scalar(self, c):  # pragma: no cover - every subclass overrides it
+        raise TypeError(f"{type(self).__name__} must define scalar()")
+
+    def full(self, shape, c) -> np.ndarray:
+        out = np.empty(shape, dtype=object)
+        out.ravel()[:] = [self.scalar(c)] * out.size
+        return out
+
+    def zeros(self, shape) -> np.ndarray:
+        return self.full(shape, 0)
+
+    def ones(self, shape) -> np.ndarray:
+        return self.full(shape, 1)
+
+    def add(self, a, b):
+        return a + b
+
+    def sub(self, a, b):
+        return a - b
+
+    def neg(self, a):
+        return -a
+
+    def mul(self, a, b):
+        return a * b
+
+
+class RationalField(NativeField):
     """Exact arithmetic over Q on ``object`` arrays of Fractions (slow, for checks).
 
     Examples
@@ -182,28 +219,6 @@ class RationalField:
         out[:] = flat
         return out.reshape(a.shape)
 
-    def zeros(self, shape) -> np.ndarray:
-        out = np.empty(shape, dtype=object)
-        out.fill(Fraction(0))
-        return out
-
-    def ones(self, shape) -> np.ndarray:
-        out = np.empty(shape, dtype=object)
-        out.fill(Fraction(1))
-        return out
-
-    def add(self, a, b):
-        return a + b
-
-    def sub(self, a, b):
-        return a - b
-
-    def neg(self, a):
-        return -a
-
-    def mul(self, a, b):
-        return a * b
-
     def matmul(self, a, b):
         if a.shape[-1] == 0:
             return self.zeros(a.shape[:-1] + b.shape[-1:])
@@ -218,7 +233,7 @@ class RationalField:
         return out
 
 
-class FloatField:
+class FloatField(NativeField):
     """Plain float64 arithmetic with the same interface (the proof-free peer route).
 
     Used only to compare against what numerical tools report; nothing it
@@ -243,18 +258,6 @@ class FloatField:
 
     def ones(self, shape) -> np.ndarray:
         return np.ones(shape)
-
-    def add(self, a, b):
-        return a + b
-
-    def sub(self, a, b):
-        return a - b
-
-    def neg(self, a):
-        return -a
-
-    def mul(self, a, b):
-        return a * b
 
     def matmul(self, a, b):
         return np.matmul(a, b)
