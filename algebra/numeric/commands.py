@@ -1,6 +1,6 @@
 """``neuroalgebra llc ...``: sampled local learning coefficients beside exact values.
 
-Subcommands ``rrr``, ``dln``, ``qk``, ``regular``, ``poly`` estimate one
+Subcommands ``rrr``, ``dln``, ``qk``, ``quadratic``, ``regular``, ``poly`` estimate one
 model with the automatic calibration of :mod:`algebra.numeric.calibration`
 and print the estimate, its standard error and 95% interval, the exact
 lambda and multiplicity, the relative error and the verdict (``--json`` for
@@ -189,6 +189,14 @@ def register(subparsers) -> None:
     p.add_argument("--r", type=_int("--r", 0), required=True)
     common(p)
     p.set_defaults(handler=lambda a: _run_family("qk", (a.d, a.k, a.r), a))
+
+    p = sub.add_parser("quadratic", help="quadratic network V (W x)^2, lambda = certified dimension / 2 "
+                                         "(grokking paper, Thm 4.1)")
+    p.add_argument("--d", type=_int("--d", 1), required=True)
+    p.add_argument("--outputs", type=_int("--outputs", 1), required=True)
+    p.add_argument("--width", type=_int("--width", 1), required=True)
+    common(p)
+    p.set_defaults(handler=lambda a: _run_family("quadratic", (a.d, a.outputs, a.width), a))
 
     p = sub.add_parser("regular", help="linear regression, lambda = d/2")
     p.add_argument("--in-dim", dest="in_dim", type=_int("--in-dim", 1), required=True)

@@ -25,6 +25,10 @@ Composites
 :class:`PolynomialMap`
     ``c_k(w)`` given by polynomials, for Newton-polyhedron toys; the loss is
     then ``K(w) = 1/2 (c(w) - c*)^T Sxx (c(w) - c*)`` plus noise terms.
+:class:`QuadraticForms`
+    The quadratic network ``x -> V (W x)^2`` (grokking paper, Section 4) as
+    ``p`` symmetric matrices ``S_j = W^T diag(V_j) W`` acting on the
+    degree-2 monomial features ``x_i x_l`` (``i <= l``).
 
 All chains are one array: methods take ``W`` of shape ``(chains, P)``.
 """
@@ -40,6 +44,7 @@ from algebra.errors import InputError
 __all__ = [
     "FactorProduct",
     "PolynomialMap",
+    "QuadraticForms",
     "RegressionModel",
     "gaussian_statistics",
     "bilinear_statistics",
@@ -48,6 +53,8 @@ __all__ = [
     "qk_model",
     "regular_model",
     "polynomial_model",
+    "quadratic_statistics",
+    "quadratic_network_model",
 ]
 
 
@@ -192,6 +199,62 @@ class PolynomialMap:
         return C, vjp
 
 
+class QuadraticForms:
+    """Composite of the quadratic network ``f(x) = V (W x)^2`` (no biases).
+
+    ``W`` is ``(K, d)`` and ``V`` is ``(p, K)``; parameters are packed as
+    ``(vec W, vec V)`` (row-major).  Output ``j`` is ``x^T S_j x`` with
+    ``S_j = sum_k V_jk w_k w_k^T``, i.e. linear in the features
+    ``x_i x_l`` (``i <= l``) with coefficients ``S_j,ii`` and ``2 S_j,il``.
+    The composite is ``C`` of shape ``(p, d (d + 1) / 2)``.
+
+    Examples
+    --------
+    >>> qf = QuadraticForms(2, 1, 1)
+    >>> C, vjp = qf.matrix_and_vjp(np.array([[1.0, 2.0, 3.0]]))   # w = (1, 2), v = 3
+    >>> C.ravel().tolist()       # 3 (x1 + 2 x2)^2 = 3 x1^2 + 12 x1 x2 + 12 x2^2
+    [3.0, 12.0, 12.0]
+    >>> vjp(np.ones((1, 1, 3))).ravel().tolist()
+    [18.0, 18.0, 9.0]
+    """
+
+    def __init__(self, d: int, outputs: int, width: int):
+        self.d, self.p, self.K = _positive_ints("d,outputs,width", (d, outputs, width))
+        self.iu = np.triu_indices(self.d)
+        self.num_params = self.K * self.d + self.p * self.K
+        self.out_dim = self.p
+        self.in_dim = len(self.iu[0])
+        # C = S[iu] * factor: diagonal entries once, off-diagonal ones twice
+        self.factor = np.where(self.iu[0] == self.iu[1], 1.0, 2.0)
+
+    def split(self, W: np.ndarray):
+        kd = self.K * self.d
+        return W[:, :kd].reshape(-1, self.K, self.d), W[:, kd:].reshape(-1, self.p, self.K)
+
+    def pack(self, Wm: np.ndarray, V: np.ndarray) -> np.ndarray:
+        return np.concatenate([np.asarray(Wm, float).reshape(-1), np.asarray(V, float).reshape(-1)])
+
+    def matrix(self, W: np.ndarray) -> np.ndarray:
+        return self.matrix_and_vjp(W)[0]
+
+    def matrix_and_vjp(self, W: np.ndarray):
+        Wm, V = self.split(np.atleast_2d(W))
+        S = np.einsum("cjk,cki,ckl->cjil", V, Wm, Wm)  # (chains, p, d, d)
+        C = S[:, :, self.iu[0], self.iu[1]] * self.factor
+
+        def vjp(G: np.ndarray) -> np.ndarray:
+            # dL/dS_il = G_il for both (i, l) and (l, i): Gs symmetric, G on the diagonal
+            Gs = np.zeros(S.shape)
+            Gs[:, :, self.iu[0], self.iu[1]] = G
+            Gs[:, :, self.iu[1], self.iu[0]] = G
+            GW = np.einsum("cjil,ckl->cjki", Gs, Wm)  # (Gs_j w_k)_i
+            gV = np.einsum("cjki,cki->cjk", GW, Wm)  # w_k^T Gs_j w_k
+            gW = 2.0 * np.einsum("cjk,cjki->cki", V, GW)  # 2 sum_j V_jk Gs_j w_k
+            return np.concatenate([gW.reshape(W.shape[0], -1), gV.reshape(W.shape[0], -1)], axis=1)
+
+        return C, vjp
+
+
 def gaussian_statistics(C_star: np.ndarray, n: int, rng: np.random.Generator, *,
                         noise: float = 1.0, method: str = "exact"):
     """Sufficient statistics of ``y = C* x + noise * eps`` with ``x, eps`` standard Gaussian.
@@ -267,6 +330,30 @@ def bilinear_statistics(C_star: np.ndarray, n: int, rng: np.random.Generator, *,
         Sxx += phi.T @ phi
         Sxy[:, 0] += phi.T @ y
         syy += float(y @ y)
+        done += m
+    return {"Sxx": Sxx / n, "Sxy": Sxy / n, "syy": syy / n}
+
+
+def quadratic_statistics(C_star: np.ndarray, d: int, n: int, rng: np.random.Generator, *,
+                         noise: float = 1.0, chunk: int = 100_000):
+    """Statistics of ``y = C* phi(x) + noise * eps`` with ``phi(x) = (x_i x_l)_{i <= l}``.
+
+    ``x`` is standard Gaussian in ``R^d``; the features are not Gaussian, so
+    the ``n`` samples are materialised in chunks (memory ``O(chunk d^2)``).
+    """
+    C_star = np.atleast_2d(np.asarray(C_star, dtype=float))
+    iu = np.triu_indices(d)
+    q = len(iu[0])
+    b = C_star.shape[0]
+    Sxx, Sxy, syy, done = np.zeros((q, q)), np.zeros((q, b)), 0.0, 0
+    while done < n:
+        m = min(chunk, n - done)
+        x = rng.standard_normal((m, d))
+        phi = x[:, iu[0]] * x[:, iu[1]]
+        y = phi @ C_star.T + noise * rng.standard_normal((m, b))
+        Sxx += phi.T @ phi
+        Sxy += phi.T @ y
+        syy += float(np.sum(y * y))
         done += m
     return {"Sxx": Sxx / n, "Sxy": Sxy / n, "syy": syy / n}
 
@@ -511,4 +598,39 @@ def polynomial_model(polynomials, *, w_star=None, n: int = 10**7, seed: int = 0,
     text = "; ".join(p.to_text() for p in polynomials)
     model = RegressionModel(f"poly {text}", comp, s["Sxx"], s["Sxy"], s["syy"], n, w0,
                             family="poly", params={"polynomials": text})
+    return model.refine_minimum()
+
+
+def quadratic_network_model(d: int, outputs: int, width: int, *, n: int = 10**7, seed: int = 0,
+                            noise: float = 1.0) -> RegressionModel:
+    """Quadratic network ``y = V (W x)^2 + noise`` with a realizable generic teacher.
+
+    Exact learning coefficient: half the certified secant dimension (grokking
+    paper, Theorem 4.1), via ``algebra.slt.regular.quadratic_network(d, p, K)``.
+    The theorem needs a generic teacher (maximal Jacobian rank of
+    ``w -> C(w)``): the teacher's ``W`` has orthonormal rows (in a random
+    basis, ``K <= d``; Gaussian rows otherwise) and ``V`` entries of random
+    sign and magnitude in ``[0.5, 1.5]``, so no unit is close to switched off.
+
+    Examples
+    --------
+    >>> m = quadratic_network_model(3, 2, 2, n=10**5, seed=0)
+    >>> m.dim, m.composite.in_dim, m.family
+    (10, 6, 'quadratic')
+    """
+    comp = QuadraticForms(d, outputs, width)
+    rng = np.random.default_rng(np.random.SeedSequence(seed))
+    G = rng.standard_normal((comp.K, comp.d))
+    if comp.K <= comp.d:
+        q, _ = np.linalg.qr(G.T)
+        G = q.T
+    V = rng.choice([-1.0, 1.0], size=(comp.p, comp.K)) * rng.uniform(0.5, 1.5, size=(comp.p, comp.K))
+    w0 = comp.pack(G, V)
+    C_star = comp.matrix(w0[None])[0]
+    if not isinstance(n, (int, np.integer)) or n <= comp.in_dim:
+        raise InputError("n", n, f"an integer sample size larger than {comp.in_dim}")
+    s = quadratic_statistics(C_star, comp.d, int(n), rng, noise=noise)
+    model = RegressionModel(f"quadratic d={comp.d} p={comp.p} K={comp.K}", comp, s["Sxx"], s["Sxy"],
+                            s["syy"], int(n), w0, family="quadratic",
+                            params={"d": comp.d, "outputs": comp.p, "width": comp.K})
     return model.refine_minimum()

@@ -48,6 +48,8 @@ METHODS = ("sgld", "rmsprop_sgld", "mala", "hmc")
 # 0.574 is the optimal MALA rate (Roberts & Rosenthal 1998), 0.65 HMC's
 # (Beskos et al. 2013).
 ACCEPT_TARGET = {"mala": 0.574, "hmc": 0.65}
+# Energy error of one HMC trajectory counted as a divergent transition (Stan's threshold).
+ENERGY_DIVERGENCE = 1000.0
 
 
 @dataclass
@@ -73,6 +75,16 @@ class SamplerRun:
         The root seed; ``chain_spawn_keys`` identify each chain's stream.
     settings : dict
         Everything needed to rerun.
+    radii : ndarray (chains, draws)
+        ``||w - w*||^2`` at every recorded draw: the slow coordinate of
+        singular models (excursions along flat valleys), which the loss
+        trace can hide, used for the parameter-space mixing diagnostic.
+    energy_errors : ndarray (chains,) or None
+        HMC only: number of recorded transitions whose leapfrog energy
+        error exceeded :data:`ENERGY_DIVERGENCE` (Stan's "divergent
+        transitions", Betancourt 2017): the step is too large for some
+        region of the posterior (a funnel), which the chain then rarely
+        enters, so the estimate is biased although every chain agrees.
     """
 
     losses: np.ndarray
@@ -87,6 +99,8 @@ class SamplerRun:
     settings: dict
     final: np.ndarray = field(repr=False, default=None)
     warmup_losses: np.ndarray = field(repr=False, default=None)
+    radii: np.ndarray = field(repr=False, default=None)
+    energy_errors: np.ndarray = field(repr=False, default=None)
 
     @property
     def divergent(self) -> np.ndarray:
@@ -148,7 +162,8 @@ def sample(model, *, method: str = "mala", nbeta: float, gamma: float = 1.0,
            leapfrog_steps: int = 8, noise: float = 1.0, rmsprop_alpha: float = 0.99,
            rmsprop_eps: float = 1e-8, divergence_limit: float | None = None,
            init_scale: float = 0.0, seed: int = 0, keep_warmup: bool = False,
-           adapt_mass: bool | None = None, init: np.ndarray | None = None) -> SamplerRun:
+           adapt_mass: bool | None = None, init: np.ndarray | None = None,
+           accept_target: float | None = None) -> SamplerRun:
     """Run ``num_chains`` chains of ``method`` on ``exp(-nbeta L_n - gamma/2 ||w - w*||^2)``.
 
     Parameters
@@ -189,6 +204,9 @@ def sample(model, *, method: str = "mala", nbeta: float, gamma: float = 1.0,
         Root of the :class:`numpy.random.SeedSequence`.
     init : ndarray (chains, P), optional
         Explicit starting points (overrides ``init_scale``).
+    accept_target : float, optional
+        Acceptance rate the warm-up adapts ``eps`` to (MALA/HMC); default
+        :data:`ACCEPT_TARGET` of the method.
 
     Returns
     -------
@@ -229,6 +247,10 @@ def sample(model, *, method: str = "mala", nbeta: float, gamma: float = 1.0,
             raise InputError("batch_size", batch_size, "a positive integer")
     if adapt is None:
         adapt = method in ACCEPT_TARGET
+    if accept_target is None:
+        accept_target = ACCEPT_TARGET.get(method)
+    elif method not in ACCEPT_TARGET or not 0.0 < float(accept_target) < 1.0:
+        raise InputError("accept_target", accept_target, "a number in (0, 1), for mala or hmc")
     if adapt_mass is None:
         # off by default: measured on RRR 5x5x4 r=2, DLN (3,3,3,3,3) and QK d=4,
         # warm-up variances (chains still spreading from w*) gave a worse
@@ -277,9 +299,11 @@ def sample(model, *, method: str = "mala", nbeta: float, gamma: float = 1.0,
 
     total = int(num_warmup) + int(num_draws)
     losses = np.empty((C, int(num_draws)))
+    radii = np.empty((C, int(num_draws)))
     warm = np.empty((C, int(num_warmup))) if keep_warmup else None
     divergent_step = np.full(C, -1)
     accepted = np.zeros(C)
+    energy_errors = np.zeros(C, dtype=int) if method == "hmc" else None
     v_rms = None
     U, G, loss = potential_and_grad(W)
     n_data = getattr(model, "n", None)
@@ -343,6 +367,8 @@ def sample(model, *, method: str = "mala", nbeta: float, gamma: float = 1.0,
                 log_a = (U + 0.5 * np.sum(inv_mass * p**2, axis=1)) \
                     - (Uq + 0.5 * np.sum(inv_mass * pq**2, axis=1))
                 log_a = np.where(np.isfinite(log_a), log_a, -np.inf)
+                if t >= num_warmup:
+                    energy_errors += (log_a < -ENERGY_DIVERGENCE) & (divergent_step < 0)
                 acc = np.exp(np.minimum(log_a, 0.0))
                 take = np.log(streams.uniform()) < log_a
                 W = np.where(take[:, None], Wq, W)
@@ -377,7 +403,7 @@ def sample(model, *, method: str = "mala", nbeta: float, gamma: float = 1.0,
                 if adapt and acc is not None:
                     # Robbins-Monro on log eps towards the acceptance target
                     rate = 1.0 / (1.0 + max(t - adapt_t0, 0)) ** 0.6
-                    eps = eps * np.exp(2.0 * rate * (acc - ACCEPT_TARGET[method]))
+                    eps = eps * np.exp(2.0 * rate * (acc - accept_target))
                     if t >= (num_warmup + adapt_t0) // 2:
                         log_eps_sum += np.log(eps)
                         log_eps_count += 1
@@ -387,19 +413,22 @@ def sample(model, *, method: str = "mala", nbeta: float, gamma: float = 1.0,
                     eps = np.full(C, float(np.exp(np.median(log_eps_sum / log_eps_count))))
             else:
                 losses[:, t - num_warmup] = loss
+                radii[:, t - num_warmup] = np.sum((W - w_star) ** 2, axis=1)
                 if acc is not None:
                     accepted += np.where(divergent_step < 0, acc, 0.0)
     accept_rate = accepted / num_draws if method in ACCEPT_TARGET else None
     losses[divergent_step >= 0] = np.nan
+    radii[divergent_step >= 0] = np.nan
     settings = {
         "method": method, "nbeta": nbeta, "gamma": gamma, "step_size": float(step_size),
         "num_chains": C, "num_draws": int(num_draws), "num_warmup": int(num_warmup),
         "adapt": bool(adapt), "batch_size": batch_size, "leapfrog_steps": int(leapfrog_steps),
-        "adapt_mass": bool(adapt_mass), "noise": noise, "divergence_limit": float(divergence_limit), "init_scale": init_scale,
+        "adapt_mass": bool(adapt_mass), "accept_target": accept_target, "noise": noise, "divergence_limit": float(divergence_limit), "init_scale": init_scale,
         "n": n_data,
     }
     return SamplerRun(losses, loss_star, nbeta, gamma, eps.copy(), accept_rate, divergent_step,
-                      int(seed), streams.spawn_keys, settings, final=W, warmup_losses=warm)
+                      int(seed), streams.spawn_keys, settings, final=W, warmup_losses=warm,
+                      radii=radii, energy_errors=energy_errors)
 
 
 def top_curvature(model, *, iterations: int = 50, seed: int = 0) -> float:

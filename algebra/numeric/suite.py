@@ -5,13 +5,16 @@ model is built by :mod:`algebra.numeric.models` and the exact value is taken,
 at run time, from ``algebra.slt.formulas`` (Aoyagi & Watanabe 2005 for
 reduced rank regression, Aoyagi 2024 for deep linear networks, the
 graph-attention paper's Theorem 2 for the query-key composite, ``d/2`` for
-regular models) and ``algebra.slt.newton`` for the polynomial toys.
+regular models), ``algebra.slt.regular.quadratic_network`` for quadratic
+networks (half the certified secant dimension, grokking paper Theorem 4.1)
+and ``algebra.slt.newton`` for the polynomial toys.
 Nothing here hard-codes a learning coefficient.
 
 Data sizes: models with Gaussian inputs use the exact sufficient-statistic
 draw with ``n = 10^12`` (cost independent of ``n``), so the finite-``n``
 fluctuation ``~ sqrt(lambda nbeta / 2n)`` is negligible; the bilinear QK
-model materialises its samples (about 30 s), ``n = 10^8``, and the calibration caps its
+model and the quadratic networks (non-Gaussian features) materialise their
+samples (about 20-30 s each), ``n = 10^8``, and the calibration caps their
 temperatures at ``nbeta <= n / 10^3`` accordingly.
 """
 
@@ -31,8 +34,10 @@ from algebra.numeric.calibration import CalibrationSettings, calibrated_llc
 __all__ = ["SUITE", "SuiteEntry", "exact_coefficient", "build_model", "run_entry", "run_suite",
            "summarize", "write_table", "plot_suite", "plot_traces", "json_rows", "dump_rows"]
 
+FAMILIES = ("rrr", "dln", "qk", "quadratic", "regular", "poly")
 N_EXACT = 10**12
 N_QK = 10**8
+N_QUADRATIC = 10**8
 
 
 @dataclass(frozen=True)
@@ -48,7 +53,8 @@ class SuiteEntry:
 
 # The four Aoyagi-Watanabe cases of reduced rank regression (both parities of
 # case 1), deep linear networks (two 4-layer ones, m = 1 and m = 5), the QK
-# composite (rank deficient, both parities of k - r), regular models, and
+# composite (rank deficient, both parities of k - r), quadratic networks at a
+# generic teacher (lambda = certified dimension / 2), regular models, and
 # Newton-polyhedron toys (regression on polynomial features, K = sum g_i^2,
 # exact lambda from algebra.slt.newton when non-degenerate).
 SUITE = (
@@ -62,6 +68,8 @@ SUITE = (
     SuiteEntry("dln", ((4, 3, 3, 5), 1), "3 layers"),
     SuiteEntry("qk", (4, 2, 1), "k-r odd"),
     SuiteEntry("qk", (4, 3, 1), "k-r even"),
+    SuiteEntry("quadratic", (3, 2, 2), "d=3 p=2 K=2, dim 8"),
+    SuiteEntry("quadratic", (3, 1, 2), "d=3 p=1 K=2, dim 5 (paper's closed form defective)"),
     SuiteEntry("regular", (4, 1), "d=4"),
     SuiteEntry("regular", (3, 2), "d=6"),
     SuiteEntry("poly", ("x^2", "y^3"), "Newton toy, quasi-homogeneous"),
@@ -84,9 +92,13 @@ def exact_coefficient(family: str, args: tuple):
     if family == "regular":
         a, b = args
         return formulas.regular_model(a * b)
+    if family == "quadratic":
+        from algebra.slt.regular import quadratic_network
+
+        return quadratic_network(*args)
     if family == "poly":
         return _newton_coefficient(args)
-    raise InputError("family", family, "one of rrr, dln, qk, regular, poly")
+    raise InputError("family", family, "one of " + ", ".join(FAMILIES))
 
 
 def _parse_generators(args):
@@ -121,9 +133,11 @@ def build_model(family: str, args: tuple, *, seed: int = 0, n: int | None = None
         return M.qk_model(*args, n=n or N_QK, seed=seed)
     if family == "regular":
         return M.regular_model(*args, n=n or N_EXACT, seed=seed)
+    if family == "quadratic":
+        return M.quadratic_network_model(*args, n=n or N_QUADRATIC, seed=seed)
     if family == "poly":
         return M.polynomial_model(_parse_generators(args)[0], n=n or N_EXACT, seed=seed)
-    raise InputError("family", family, "one of rrr, dln, qk, regular, poly")
+    raise InputError("family", family, "one of " + ", ".join(FAMILIES))
 
 
 def run_entry(family: str, args: tuple, *, settings: CalibrationSettings | None = None,
@@ -134,8 +148,8 @@ def run_entry(family: str, args: tuple, *, settings: CalibrationSettings | None 
     --------
     >>> from algebra.numeric.calibration import FAST
     >>> row = run_entry("regular", (2, 1), settings=FAST, seed=0)
-    >>> row["exact_lambda"], row["multiplicity"], row["verdict"]
-    ('1', 1, 'ok')
+    >>> row["exact_lambda"], row["multiplicity"], row["covered"]
+    ('1', 1, True)
     """
     lc = exact_coefficient(family, args)
     model = model if model is not None else build_model(family, args, seed=seed, n=n)
@@ -154,6 +168,7 @@ def run_entry(family: str, args: tuple, *, settings: CalibrationSettings | None 
         "theorem": lc.theorem, "case": lc.case,
         "relative_error": (res.estimate - lam) / lam if lam else None,
         "covered": bool(covered), "verdict": res.verdict, "reasons": list(res.reasons),
+        "bias_bound": res.bias_bound,
         "seed": seed, "seconds": time.perf_counter() - t0, "details": res.to_json(),
         "trace": res.trace,
     }
@@ -173,29 +188,54 @@ def run_suite(*, settings: CalibrationSettings | None = None, seed: int = 0, ent
 
 
 def summarize(rows) -> dict:
-    """Accuracy and coverage over the rows (the issue's targets: median <= 5%, worst <= 10%, coverage >= 80%)."""
-    errs = np.array([abs(r["relative_error"]) for r in rows if r["relative_error"] is not None])
-    cov = np.mean([r["covered"] for r in rows]) if rows else float("nan")
+    """Accuracy and coverage over the rows (the issue's targets: median <= 5%, worst <= 10%, coverage >= 80%).
+
+    Also reported over the rows with verdict ``ok`` only, and the models whose
+    error exceeds 10% although their verdict is ``ok`` (``unflagged_large_errors``:
+    the procedure is honest when this list is empty).
+    """
+    def stats(sub):
+        errs = np.array([abs(r["relative_error"]) for r in sub if r["relative_error"] is not None])
+        cov = float(np.mean([r["covered"] for r in sub])) if sub else float("nan")
+        return errs, cov
+
+    errs, cov = stats(rows)
+    ok_rows = [r for r in rows if r["verdict"] == "ok"]
+    ok_errs, ok_cov = stats(ok_rows)
     return {
         "models": len(rows),
         "median_abs_relative_error": float(np.median(errs)) if errs.size else None,
         "worst_abs_relative_error": float(np.max(errs)) if errs.size else None,
-        "coverage95": float(cov),
+        "coverage95": cov,
         "suspect": [r["model"] for r in rows if r["verdict"] != "ok"],
+        "ok_models": len(ok_rows),
+        "ok_median_abs_relative_error": float(np.median(ok_errs)) if ok_errs.size else None,
+        "ok_worst_abs_relative_error": float(np.max(ok_errs)) if ok_errs.size else None,
+        "ok_coverage95": ok_cov,
+        "unflagged_large_errors": [r["model"] for r in ok_rows
+                                   if r["relative_error"] is not None and abs(r["relative_error"]) > 0.10],
         "targets_met": bool(errs.size and np.median(errs) <= 0.05 and np.max(errs) <= 0.10
                             and cov >= 0.8 and len(rows) >= 10),
     }
 
 
 def write_table(rows, path=None) -> str:
-    """Markdown table of the suite (written to ``path`` when given)."""
-    lines = ["| model | P | exact lambda | m | estimate +- se | rel. error | in 95% CI | chosen | verdict |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    """Markdown table of the suite (written to ``path`` when given).
+
+    ``allowed bias``: the finite-``nbeta`` bias the temperature ladder still
+    allows at the largest ``nbeta``, relative to the estimate (``-`` when
+    the extrapolated intercept is reported); above 10% the verdict is ``suspect``.
+    """
+    lines = ["| model | P | exact lambda | m | estimate +- se | rel. error | in 95% CI | chosen | "
+             "allowed bias | verdict |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
+        bound = (r.get("details") or {}).get("bias_bound")
+        allowed = "-" if bound is None else f"{100 * bound / abs(r['estimate']):.0f}%"
         lines.append(
             f"| {r['model']} | {r['num_params']} | {r['exact_lambda']} | {r['multiplicity']} | "
             f"{r['estimate']:.3f} +- {r['stderr']:.3f} | {100 * r['relative_error']:+.1f}% | "
-            f"{'yes' if r['covered'] else 'no'} | {r['chosen']} | {r['verdict']} |")
+            f"{'yes' if r['covered'] else 'no'} | {r['chosen']} | {allowed} | {r['verdict']} |")
     text = "\n".join(lines) + "\n"
     if path is not None:
         with open(path, "w") as fh:

@@ -2,13 +2,21 @@
 
 from types import SimpleNamespace
 
-from algebra.numeric.calibration import FAST, CalibrationSettings, calibrated_llc, verdict_reasons
+import math
+
+from algebra.numeric.calibration import (FAST, CalibrationSettings, calibrated_llc,
+                                         combine_temperatures, verdict_reasons)
 from algebra.numeric.models import regular_model, rrr_model
 
 
+# long enough for the temperature ladder to bound the finite-nbeta bias below 10% (~3 s)
+MEDIUM = CalibrationSettings(num_chains=64, num_draws=1000, num_warmup=500, draws_growth=1.0)
+
+
 def test_regular_model_ok_and_covered():
-    res = calibrated_llc(regular_model(2, 2, n=10**12, seed=0), settings=FAST, seed=2)
+    res = calibrated_llc(regular_model(2, 2, n=10**12, seed=0), settings=MEDIUM, seed=2)
     assert res.verdict == "ok", res.reasons
+    assert res.bias_bound is not None and res.bias_bound < 0.1 * res.estimate
     assert res.ci95[0] <= 2.0 <= res.ci95[1]
     assert res.chosen == "largest nbeta"
     assert len(res.per_temperature) == 3 and res.seed == 2
@@ -46,3 +54,45 @@ def test_verdict_reasons_each_diagnostic():
                          ({"burnin": 200}, "burn-in"), ({"rhat": float("nan")}, "R-hat")]:
         reasons = verdict_reasons(SimpleNamespace(**{**base, **change}))
         assert len(reasons) == 1 and word in reasons[0]
+
+
+def _ladder(values, errors, nbetas=(1e4, 1e5, 1e6)):
+    return [SimpleNamespace(nbeta=t, estimate=v, stderr=e) for t, v, e in zip(nbetas, values, errors)]
+
+
+def test_fast_chains_cannot_show_convergence():
+    """Short chains: the ladder's slope is too uncertain to bound the bias, so the verdict says so."""
+    res = calibrated_llc(regular_model(2, n=10**12), settings=FAST, seed=1)
+    assert res.verdict == "suspect"
+    assert any(r.startswith("not shown converged") for r in res.reasons)
+
+
+def test_combine_extrapolates_a_significant_drift():
+    """lambda - (m-1)/log(nbeta) with m = 3: the intercept is chosen and recovers lambda."""
+    c = combine_temperatures(_ladder([4.0 - 2.0 / math.log(t) for t in (1e4, 1e5, 1e6)], [0.003] * 3))
+    assert c["chosen"] == "multi-temperature intercept"
+    assert abs(c["estimate"] - 4.0) < 1e-9 and c["reasons"] == []
+    assert abs(c["multi"].slope + 2.0) < 1e-9
+
+
+def test_combine_flags_an_unbounded_bias_and_widens_the_error():
+    """The suite's x*y ladder (exact 1/2): slope not significant, allowed bias > 10%: suspect."""
+    per = _ladder([0.3888, 0.3887, 0.4127], [0.0052, 0.0084, 0.0138])
+    c = combine_temperatures(per)
+    assert c["chosen"] == "largest nbeta"
+    assert len(c["reasons"]) == 1 and "not shown converged" in c["reasons"][0]
+    assert c["bias_bound"] > 0.1 * c["estimate"]
+    # the error bar carries the bias b/log(nbeta) left by the fitted slope, not only the MC error
+    assert c["stderr"] >= abs(c["multi"].slope) / math.log(1e6) - 1e-12
+    assert c["stderr"] > math.hypot(0.0138, 0.4127 - 0.3887)
+
+
+def test_combine_accepts_a_flat_precise_ladder():
+    c = combine_temperatures(_ladder([2.999, 3.001, 3.000], [0.006, 0.005, 0.004]))
+    assert c["chosen"] == "largest nbeta" and c["reasons"] == []
+    assert c["bias_bound"] < 0.1 * 3.0
+
+
+def test_combine_single_temperature():
+    c = combine_temperatures(_ladder([1.0], [0.01]))
+    assert c["multi"] is None and c["stderr"] == 0.01 and c["bias_bound"] is None

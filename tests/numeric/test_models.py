@@ -18,6 +18,7 @@ def _fd_grad(model, w, h=1e-6):
     lambda: M.dln_model((2, 3, 2, 2), 1, n=10**6, seed=2),
     lambda: M.qk_model(3, 2, 1, n=2000, seed=3),
     lambda: M.regular_model(3, 2, n=10**6, seed=4),
+    lambda: M.quadratic_network_model(3, 2, 2, n=2000, seed=5),
 ])
 def test_gradient_matches_finite_differences(build):
     model = build()
@@ -88,3 +89,30 @@ def test_bad_input():
     model = M.rrr_model(2, 2, 1, 1, n=10**6)
     with pytest.raises(InputError):
         model.loss_and_grad(model.w_star[None], np.zeros((1, 3), dtype=int))
+
+
+@pytest.mark.parametrize("d,p,K", [(3, 2, 2), (3, 1, 2), (2, 2, 2)])
+def test_quadratic_teacher_is_generic(d, p, K):
+    """Theorem 4.1 needs a generic teacher: the Jacobian rank of w -> C(w) at w* is the certified dimension."""
+    from algebra.slt.regular import quadratic_network
+
+    model = M.quadratic_network_model(d, p, K, n=2000, seed=0)
+    w, h = model.w_star, 1e-6
+    E = np.eye(model.dim) * h
+    J = (model.composite.matrix(w[None] + E) - model.composite.matrix(w[None] - E)).reshape(model.dim, -1) / (2 * h)
+    sv = np.linalg.svd(J, compute_uv=False)
+    rank = int(np.sum(sv > 1e-6 * sv[0]))
+    assert rank == quadratic_network(d, p, K).extra["certified_dimension"]
+    assert sv[rank - 1] > 1e-2 * sv[0]  # well away from the rank-deficient locus
+
+
+def test_quadratic_forms_identity():
+    """x^T S_j x with S_j = W^T diag(V_j) W equals V (W x)^2 on random inputs."""
+    rng = np.random.default_rng(1)
+    qf = M.QuadraticForms(4, 3, 2)
+    w = rng.standard_normal(qf.num_params)
+    Wm, V = qf.split(w[None])
+    x = rng.standard_normal((5, 4))
+    phi = x[:, qf.iu[0]] * x[:, qf.iu[1]]
+    direct = (V[0] @ ((Wm[0] @ x.T) ** 2)).T
+    assert np.allclose(phi @ qf.matrix(w[None])[0].T, direct)

@@ -13,7 +13,7 @@ from algebra.numeric.suite import (SUITE, build_model, exact_coefficient, json_r
 def test_suite_covers_the_required_models():
     fams = [e.family for e in SUITE]
     assert len(SUITE) >= 10
-    assert fams.count("rrr") >= 4 and "qk" in fams and "regular" in fams
+    assert fams.count("rrr") >= 4 and "qk" in fams and "regular" in fams and "quadratic" in fams
     assert any(e.family == "dln" and len(e.args[0]) == 5 for e in SUITE)  # a 4-layer DLN
     cases = {exact_coefficient(e.family, e.args).case.split(",")[0].split(" (")[0]
              for e in SUITE if e.family == "rrr"}
@@ -26,6 +26,18 @@ def test_exact_values_come_from_formulas():
     lc = exact_coefficient("rrr", (5, 5, 5, 2))
     assert lc == formulas.reduced_rank_regression(5, 5, 5, 2)
     assert isinstance(lc.lam, Fraction)
+
+
+def test_quadratic_network_lambda_is_half_the_certified_dimension():
+    from algebra.slt.regular import quadratic_network
+
+    for e in SUITE:
+        if e.family == "quadratic":
+            lc = exact_coefficient(e.family, e.args)
+            assert lc == quadratic_network(*e.args)
+            assert lc.lam == Fraction(lc.extra["certified_dimension"], 2) and lc.multiplicity == 1
+    model = build_model("quadratic", (3, 2, 2), n=5000)
+    assert model.dim == 10 and model.composite.in_dim == 6
 
 
 def test_qk_numeric_model_matches_the_rrr_composite():
@@ -72,7 +84,14 @@ def test_network_models_worst_case(full_suite):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="Newton toy K = x^2 y^2 (m = 2): -17% at nbeta h = 1e6; the "
-                   "finite-nbeta bias -(m-1)/(log nbeta + c) is not detected by the slope test")
+def test_large_errors_are_flagged_suspect(full_suite):
+    """Honesty: a model off by more than 10% must not get verdict ok (the verdict never sees lambda)."""
+    bad = [r["model"] for r in full_suite if abs(r["relative_error"]) > 0.10 and r["verdict"] == "ok"]
+    assert bad == []
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="Newton toy K = x^2 y^2 (m = 2): -17% at nbeta h = 1e6 (finite-nbeta "
+                   "bias plus HMC under-sampling the valley arms); flagged suspect, not fixed")
 def test_full_suite_worst_case(full_suite):
     assert summarize(full_suite)["worst_abs_relative_error"] <= 0.10
