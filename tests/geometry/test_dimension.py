@@ -72,3 +72,17 @@ def test_bad_arguments_are_refused():
         dimension(QueryKey(2, 1), prime=15)
     with pytest.raises(ResourceError):
         dimension(MLP((200, 2000, 1), "t^2"), max_entries=10**6)
+
+
+@pytest.mark.parametrize("name, make, known, tight", KNOWN, ids=IDS)
+def test_independent_checker_agrees(name, make, known, tight):
+    """The last route: a certificate of the known value, replayed by the checker that imports nothing of ours."""
+    from algebra.certify.emit import dimension_certificate
+    from algebra.checker import check
+
+    e = dimension_certificate(make(), claimed=known)
+    assert e.lower == known and e.verdict == "confirmed"
+    reason = check(e.certificate)
+    assert f"rank >= {known}" in reason
+    if e.upper is not None:
+        assert e.upper == known and f"rank <= {known}" in reason
