@@ -1,24 +1,10 @@
 """Notebook 01 executes end to end in fast mode, and its table of known dimensions is consistent."""
 
 import re
-from pathlib import Path
 
 import pytest
 
-NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "01_dimensions.ipynb"
-
-
-def _outputs(nb) -> str:
-    parts = []
-    for cell in nb.cells:
-        if cell.cell_type != "code":
-            continue
-        for out in cell.get("outputs", []):
-            parts.append(out.get("text", ""))
-            data = out.get("data", {})
-            parts.append(data.get("text/markdown", ""))
-            parts.append(data.get("text/plain", ""))
-    return "\n".join(parts)
+from tests.notebook_runner import execute_notebook, outputs_text as _outputs
 
 
 def _table_rows(text: str) -> list:
@@ -34,17 +20,7 @@ def _table_rows(text: str) -> list:
 
 @pytest.fixture(scope="module")
 def executed(tmp_path_factory):
-    nbformat = pytest.importorskip("nbformat")
-    nbclient = pytest.importorskip("nbclient")
-    pytest.importorskip("ipykernel")
-    workdir = tmp_path_factory.mktemp("nb01")
-    mp = pytest.MonkeyPatch()
-    mp.setenv("NEUROALGEBRA_FAST", "1")
-    try:
-        nb = nbformat.read(NOTEBOOK, as_version=4)
-        nbclient.NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(workdir)}}).execute()
-    finally:
-        mp.undo()
+    nb, _ = execute_notebook("01_dimensions.ipynb", tmp_path_factory.mktemp("nb01"))
     return nb
 
 
