@@ -4,7 +4,8 @@ Modules (import them directly; nothing is re-exported here so that importing
 :mod:`algebra` stays light):
 
 ``models``        numpy regression models linear in a composite (RRR, deep linear
-                  networks, the query-key composite, regular and polynomial models),
+                  networks, the query-key composite, quadratic networks, regular and
+                  polynomial models),
                   evaluated through sufficient statistics
 ``samplers``      batched SGLD, RMSProp-SGLD, MALA and HMC on the localized tempered posterior
 ``estimators``    chain-wise and multi-temperature LLC estimators with ESS-based errors

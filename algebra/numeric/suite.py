@@ -53,8 +53,9 @@ class SuiteEntry:
 
 # The four Aoyagi-Watanabe cases of reduced rank regression (both parities of
 # case 1), deep linear networks (two 4-layer ones, m = 1 and m = 5), the QK
-# composite (rank deficient, both parities of k - r), quadratic networks at a
-# generic teacher (lambda = certified dimension / 2), regular models, and
+# composite (rank deficient, both parities of k - r), regular models, quadratic
+# networks at a generic teacher (lambda = certified dimension / 2; appended
+# after the regular models so earlier indices stay stable), and
 # Newton-polyhedron toys (regression on polynomial features, K = sum g_i^2,
 # exact lambda from algebra.slt.newton when non-degenerate).
 SUITE = (
@@ -68,10 +69,10 @@ SUITE = (
     SuiteEntry("dln", ((4, 3, 3, 5), 1), "3 layers"),
     SuiteEntry("qk", (4, 2, 1), "k-r odd"),
     SuiteEntry("qk", (4, 3, 1), "k-r even"),
-    SuiteEntry("quadratic", (3, 2, 2), "d=3 p=2 K=2, dim 8"),
-    SuiteEntry("quadratic", (3, 1, 2), "d=3 p=1 K=2, dim 5 (paper's closed form defective)"),
     SuiteEntry("regular", (4, 1), "d=4"),
     SuiteEntry("regular", (3, 2), "d=6"),
+    SuiteEntry("quadratic", (3, 2, 2), "d=3 p=2 K=2, dim 8"),
+    SuiteEntry("quadratic", (3, 1, 2), "d=3 p=1 K=2, dim 5 (paper's closed form defective)"),
     SuiteEntry("poly", ("x^2", "y^3"), "Newton toy, quasi-homogeneous"),
     SuiteEntry("poly", ("x*y",), "Newton toy, m=2"),
     SuiteEntry("poly", ("x^2*y", "y^2"), "Newton toy"),

@@ -63,3 +63,20 @@ def test_rrr_known_answer_within_bias_and_error():
                  num_warmup=2000, seed=1)
     est = estimate_llc(run)
     assert abs(est.estimate - lam) < 4 * est.stderr + 0.03 * lam, (est.estimate, lam, est.stderr)
+
+
+def test_informational_diagnostics_recorded():
+    from algebra.numeric.models import regular_model
+    from algebra.numeric.samplers import sample
+
+    model = regular_model(2, n=10**12, seed=0)
+    # at acceptance 0.9 the jittered step (up to 1.5 eps) stays inside the leapfrog stability
+    # limit of a Gaussian target; at 0.65 it crosses it on a few percent of transitions
+    hmc = estimate_llc(sample(model, method="hmc", nbeta=1e3, num_chains=8, num_draws=400,
+                              num_warmup=300, seed=0, accept_target=0.9))
+    assert hmc.energy_divergence_fraction == 0.0
+    assert 0.9 < hmc.rhat_radius < 1.1  # a Gaussian target mixes in every coordinate
+    sgld = estimate_llc(sample(model, method="sgld", nbeta=1e3, num_chains=4, num_draws=100,
+                               num_warmup=100, seed=0))
+    assert sgld.energy_divergence_fraction is None
+    assert set(hmc.to_json()) >= {"rhat_radius", "energy_divergence_fraction"}

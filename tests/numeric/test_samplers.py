@@ -93,3 +93,26 @@ def test_bad_parameters(rrr):
         sample(rrr, nbeta=10.0, num_chains=0)
     with pytest.raises(InputError):
         sample(rrr, nbeta=10.0, method="sgld", adapt_mass=True)
+
+
+def test_radius_and_energy_traces():
+    """radii = ||w - w*||^2 per draw; energy errors counted for HMC only, none on a Gaussian target."""
+    model = regular_model(2, n=10**12, seed=0)
+    run = sample(model, method="hmc", nbeta=1e3, num_chains=4, num_draws=50, num_warmup=50, seed=0)
+    assert run.radii.shape == run.losses.shape and np.all(run.radii >= 0)
+    W = np.asarray(run.final)
+    assert np.allclose(run.radii[:, -1], np.sum((W - model.w_star) ** 2, axis=1))
+    assert run.energy_errors.shape == (4,) and run.energy_errors.sum() == 0
+    mala = sample(model, method="mala", nbeta=1e3, num_chains=2, num_draws=10, num_warmup=10, seed=0)
+    assert mala.energy_errors is None
+
+
+def test_accept_target_moves_the_acceptance():
+    model = regular_model(2, n=10**12, seed=0)
+    rates = [sample(model, method="hmc", nbeta=1e3, num_chains=8, num_draws=200, num_warmup=300,
+                    seed=1, accept_target=t).accept_rate.mean() for t in (0.5, 0.9)]
+    assert abs(rates[0] - 0.5) < 0.1 and rates[1] > 0.85
+    with pytest.raises(InputError):
+        sample(model, method="sgld", nbeta=10.0, accept_target=0.9)
+    with pytest.raises(InputError):
+        sample(model, method="hmc", nbeta=10.0, accept_target=1.5)
