@@ -64,7 +64,7 @@ from algebra.errors import InputError, ResourceError
 from algebra.exact.field import DEFAULT_PRIME, PrimeField
 from algebra.exact.rank import rank_mod_p, to_nmod_mat
 from algebra.geometry.dimension import dimension
-from algebra.models.base import Model, int_list, positive_int
+from algebra.models.base import Model, NoInputModel, int_list, positive_int
 from algebra.models.mlp import monomials
 
 __all__ = [
@@ -91,7 +91,7 @@ VARIETIES = ("veronese", "segre", "segre-veronese")
 MAX_COORDINATES = 200_000
 
 
-class SegreVeroneseCone(Model):
+class SegreVeroneseCone(NoInputModel):
     """Affine cone over the Segre–Veronese variety: ``(v_1..v_m) -> prod_i v_i^{alpha_i}``.
 
     Parameters
@@ -141,23 +141,8 @@ class SegreVeroneseCone(Model):
         return {"family": self.family, "factors": list(self.factors), "degrees": list(self.degrees)}
 
     @property
-    def n_inputs(self) -> int:
-        return 0
-
-    @property
     def n_outputs(self) -> int:
         return len(self.exponents)
-
-    @property
-    def degree(self) -> int:
-        return 0
-
-    @property
-    def homogeneous(self) -> bool:
-        return True
-
-    def ambient_dimension(self) -> int:
-        return self.n_outputs
 
     def symmetry_count(self) -> int:
         return len(self.factors) - 1

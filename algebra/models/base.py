@@ -27,7 +27,7 @@ import numpy as np
 
 from algebra.errors import InputError
 
-__all__ = ["Model", "monomial_count", "positive_int", "int_list"]
+__all__ = ["Model", "NoInputModel", "monomial_count", "positive_int", "int_list"]
 
 #: Entries of integer points and inputs are drawn uniformly from [-BOUND, BOUND].
 DEFAULT_POINT_BOUND = 2**15
@@ -197,3 +197,26 @@ class Model(ABC):
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.spec().items() if k != "family")
         return f"{type(self).__name__}({args})"
+
+
+class NoInputModel(Model):
+    """A map with no input variables: its outputs are already coefficients.
+
+    The coefficient space is the output space itself (``ambient = n_outputs``),
+    e.g. the entries of ``A B^T`` or of a Segre–Veronese tensor.
+    """
+
+    @property
+    def n_inputs(self) -> int:
+        return 0
+
+    @property
+    def degree(self) -> int:
+        return 0
+
+    @property
+    def homogeneous(self) -> bool:
+        return True
+
+    def ambient_dimension(self) -> int:
+        return self.n_outputs

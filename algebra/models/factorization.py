@@ -27,7 +27,7 @@ from itertools import permutations
 
 import numpy as np
 
-from algebra.models.base import Model, int_list, positive_int
+from algebra.models.base import NoInputModel, int_list, positive_int
 from algebra.models.polynomial import Polynomial
 
 __all__ = ["QueryKey", "DeepLinear", "bordered_minors"]
@@ -79,23 +79,8 @@ def bordered_minors(n_rows: int, n_cols: int, r: int, variables: tuple) -> list:
     return out
 
 
-class _MatrixProduct(Model):
+class _MatrixProduct(NoInputModel):
     """Shared machinery: outputs are the entries of a product of matrices."""
-
-    @property
-    def n_inputs(self) -> int:
-        return 0
-
-    @property
-    def degree(self) -> int:
-        return 0
-
-    @property
-    def homogeneous(self) -> bool:
-        return True
-
-    def ambient_dimension(self) -> int:
-        return self.n_outputs
 
     @abstractmethod
     def _factors(self, blocks, F) -> list:

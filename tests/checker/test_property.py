@@ -149,20 +149,20 @@ def _run(group, base_certificates, counter, monkeypatch):
         assert _claim_is_true(cert), f"forgery accepted: {name} {op} at {path}"
 
     prop()
-    assert counter[0] >= EXAMPLES_PER_TEST
+    return counter[0]
 
 
 def test_mutations_fields(base_certificates, monkeypatch):
-    _run("fields", base_certificates, [0], monkeypatch)
+    assert _run("fields", base_certificates, [0], monkeypatch) >= EXAMPLES_PER_TEST  # zero forgeries accepted
 
 
 def test_mutations_cramer(base_certificates, monkeypatch):
-    _run("cramer", base_certificates, [0], monkeypatch)
+    assert _run("cramer", base_certificates, [0], monkeypatch) >= EXAMPLES_PER_TEST  # zero forgeries accepted
 
 
 def test_mutations_equations_and_defect(base_certificates, monkeypatch):
-    _run("equations-defect", base_certificates, [0], monkeypatch)
+    assert _run("equations-defect", base_certificates, [0], monkeypatch) >= EXAMPLES_PER_TEST  # zero forgeries accepted
 
 
 def test_mutations_formula_and_interval(base_certificates, monkeypatch):
-    _run("formula-interval", base_certificates, [0], monkeypatch)
+    assert _run("formula-interval", base_certificates, [0], monkeypatch) >= EXAMPLES_PER_TEST  # zero forgeries accepted
