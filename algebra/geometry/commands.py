@@ -11,7 +11,7 @@ from algebra.geometry.dimension import MODES, dimension
 from algebra.models import DeepLinear, LightningAttention, MLP, PolynomialMap, QueryKey, quadratic_network, shallow_network
 from algebra.models.mlp import parse_activation, parse_inactive
 
-__all__ = ["register", "model_from_args", "parse_widths", "BUILTIN_EXAMPLES"]
+__all__ = ["register", "model_from_args", "parse_widths", "positive_arg", "nonnegative_arg", "BUILTIN_EXAMPLES"]
 
 #: The built-in examples run by ``neuroalgebra dim`` with no family.
 BUILTIN_EXAMPLES = (
@@ -43,11 +43,12 @@ def parse_widths(text: str, argument: str = "--widths", *, min_length: int = 2) 
     """
     parts = [p.strip() for p in str(text).split(",")]
     if len(parts) < min_length or not all(p.isdigit() and int(p) > 0 for p in parts):
-        raise InputError(argument, text, f"at least {min_length} positive integers separated by commas")
+        count = "" if min_length <= 1 else f"at least {min_length} "
+        raise InputError(argument, text, f"{count}positive integers separated by commas")
     return tuple(int(p) for p in parts)
 
 
-def _positive(name: str):
+def positive_arg(name: str):
     """argparse type: a positive integer, with a message naming the argument."""
 
     def parse(text: str) -> int:
@@ -175,7 +176,7 @@ def register(subparsers) -> None:
     p.set_defaults(handler=_run_dim, family=None)
     common = dict(
         mode=dict(choices=MODES, default="auto", help="coefficient or sample space (auto: coefficient where direct)"),
-        seed=dict(type=_positive_or_zero("--seed"), default=0, help="seed of the integer point and inputs"),
+        seed=dict(type=nonnegative_arg("--seed"), default=0, help="seed of the integer point and inputs"),
         prime=dict(type=int, default=DEFAULT_PRIME, help=f"prime modulus < 2^21 (default {DEFAULT_PRIME})"),
     )
 
@@ -186,7 +187,7 @@ def register(subparsers) -> None:
         q.add_argument("--prime", **common["prime"])
         q.add_argument("--over-q", action="store_true", help="exact rank over Q instead of mod p (slow)")
         q.add_argument("--witness", action="store_true", help="also report a nonzero maximal minor (rows, cols)")
-        q.add_argument("--samples", type=_positive("--samples"), default=None, help="number of sample inputs (sample mode)")
+        q.add_argument("--samples", type=positive_arg("--samples"), default=None, help="number of sample inputs (sample mode)")
 
     add_common(p)
     fams = p.add_subparsers(dest="family", metavar="FAMILY")
@@ -197,25 +198,25 @@ def register(subparsers) -> None:
     q.add_argument("--inactive", default="", help="inactive neurons LAYER:NEURON,... (hidden layers from 1, neurons from 0)")
     add_common(q)
     q = fams.add_parser("shallow", help="sum_i v_i (w_i . x)^k")
-    q.add_argument("--n", type=_positive("--n"), required=True, help="number of input variables")
-    q.add_argument("--degree", type=_positive("--degree"), required=True)
-    q.add_argument("--width", type=_positive("--width"), required=True)
+    q.add_argument("--n", type=positive_arg("--n"), required=True, help="number of input variables")
+    q.add_argument("--degree", type=positive_arg("--degree"), required=True)
+    q.add_argument("--width", type=positive_arg("--width"), required=True)
     add_common(q)
     q = fams.add_parser("quadratic", help="quadratic network V (W x + b)^2 + c with p outputs")
-    q.add_argument("--d", type=_positive("--d"), required=True)
-    q.add_argument("--outputs", type=_positive("--outputs"), required=True)
-    q.add_argument("--width", type=_positive("--width"), required=True)
+    q.add_argument("--d", type=positive_arg("--d"), required=True)
+    q.add_argument("--outputs", type=positive_arg("--outputs"), required=True)
+    q.add_argument("--width", type=positive_arg("--width"), required=True)
     q.add_argument("--bias", action="store_true")
     add_common(q)
     q = fams.add_parser("attention", help="lightning self-attention V X X^T A X")
-    q.add_argument("--d", type=_positive("--d"), required=True)
-    q.add_argument("--dout", type=_positive("--dout"), required=True)
-    q.add_argument("--tokens", type=_positive("--tokens"), required=True)
-    q.add_argument("--rank", type=_positive("--rank"), default=None)
+    q.add_argument("--d", type=positive_arg("--d"), required=True)
+    q.add_argument("--dout", type=positive_arg("--dout"), required=True)
+    q.add_argument("--tokens", type=positive_arg("--tokens"), required=True)
+    q.add_argument("--rank", type=positive_arg("--rank"), default=None)
     add_common(q)
     q = fams.add_parser("qk", help="query-key composite A B^T")
-    q.add_argument("--d", type=_positive("--d"), required=True)
-    q.add_argument("--k", type=_positive("--k"), required=True)
+    q.add_argument("--d", type=positive_arg("--d"), required=True)
+    q.add_argument("--k", type=positive_arg("--k"), required=True)
     add_common(q)
     q = fams.add_parser("linear", help="deep linear network W_L ... W_1")
     q.add_argument("--widths", required=True)
@@ -231,7 +232,7 @@ def register(subparsers) -> None:
     add_common(q)
 
 
-def _positive_or_zero(name: str):
+def nonnegative_arg(name: str):
     """argparse type: a non-negative integer."""
 
     def parse(text: str) -> int:

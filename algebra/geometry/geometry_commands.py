@@ -9,7 +9,6 @@ Exit status 0 on success, 2 on bad input, 1 when a checked claim is refuted
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
@@ -17,33 +16,9 @@ import numpy as np
 
 from algebra.errors import InputError
 from algebra.exact.field import DEFAULT_PRIME
+from algebra.geometry.commands import nonnegative_arg, parse_widths, positive_arg
 
 __all__ = ["register"]
-
-
-def _positive(name: str):
-    def parse(text: str) -> int:
-        if not text.strip().isdigit() or int(text) < 1:
-            raise argparse.ArgumentTypeError(str(InputError(name, text, "a positive integer")))
-        return int(text)
-
-    return parse
-
-
-def _nonneg(name: str):
-    def parse(text: str) -> int:
-        if not text.strip().isdigit():
-            raise argparse.ArgumentTypeError(str(InputError(name, text, "a non-negative integer")))
-        return int(text)
-
-    return parse
-
-
-def _ints(text: str, argument: str) -> tuple:
-    parts = [p.strip() for p in str(text).split(",")]
-    if not parts or not all(p.isdigit() and int(p) > 0 for p in parts):
-        raise InputError(argument, text, "positive integers separated by commas")
-    return tuple(int(p) for p in parts)
 
 
 def _variety(args):
@@ -63,12 +38,12 @@ def _variety(args):
         return veronese(args.n, args.degree)
     if args.factors is None:
         raise InputError("--factors", None, f"comma-separated factor dimensions for --variety {args.variety}")
-    factors = _ints(args.factors, "--factors")
+    factors = parse_widths(args.factors, "--factors", min_length=1)
     if args.variety == "segre":
         return segre(factors)
     if args.degrees is None:
         raise InputError("--degrees", None, "comma-separated degrees for --variety segre-veronese")
-    degrees = _ints(args.degrees, "--degrees")
+    degrees = parse_widths(args.degrees, "--degrees", min_length=1)
     if len(degrees) != len(factors):
         raise InputError("--degrees", args.degrees, f"{len(factors)} degrees (one per factor)")
     return segre_veronese(factors, degrees)
@@ -209,7 +184,7 @@ def _run_normal_form(args) -> int:
         res = qk_normal_form(A, B)
         ok = res["round_trip"] and res["rank_identity"]
     else:
-        widths = _ints(args.widths, "--widths")
+        widths = parse_widths(args.widths, "--widths")
         if len(widths) < 2:
             raise InputError("--widths", args.widths, "at least two widths")
         if not args.rank <= min(widths):
@@ -238,20 +213,20 @@ def register(subparsers) -> None:
 
     def common(q):
         q.add_argument("--json", action="store_true", help="print JSON")
-        q.add_argument("--seed", type=_nonneg("--seed"), default=0, help="seed of the random point(s)")
+        q.add_argument("--seed", type=nonnegative_arg("--seed"), default=0, help="seed of the random point(s)")
 
     p = subparsers.add_parser("secant", help="certified dimension of a secant variety (Terracini)",
                               description="Dimension of the affine cone over sigma_k(X) for a Veronese, Segre or "
                               "Segre-Veronese variety X, with certified bounds and defect.")
     p.add_argument("--variety", choices=VARIETIES + ("polynomial",), required=True)
-    p.add_argument("--n", type=_positive("--n"), help="number of variables (veronese)")
-    p.add_argument("--degree", type=_positive("--degree"), help="degree (veronese)")
+    p.add_argument("--n", type=positive_arg("--n"), help="number of variables (veronese)")
+    p.add_argument("--degree", type=positive_arg("--degree"), help="degree (veronese)")
     p.add_argument("--factors", help="factor dimensions, e.g. 3,4 (segre, segre-veronese)")
     p.add_argument("--degrees", help="degrees per factor, e.g. 1,2 (segre-veronese)")
     p.add_argument("--polynomials", nargs="+", help="atom parametrization (polynomial variety), e.g. 'a^2' 'a*b' 'b^2'")
     p.add_argument("--parameters", help="parameter names of the atom, comma-separated (polynomial variety)")
     p.add_argument("--inputs", default="", help="input variable names, comma-separated (polynomial variety)")
-    p.add_argument("--k", type=_positive("--k"), required=True, help="number of points (atoms)")
+    p.add_argument("--k", type=positive_arg("--k"), required=True, help="number of points (atoms)")
     p.add_argument("--prime", type=int, default=DEFAULT_PRIME)
     common(p)
     p.set_defaults(handler=_run_secant)
@@ -260,11 +235,11 @@ def register(subparsers) -> None:
                               description="Veronese sweep (n, degree, k up to filling) or quadratic-network sweep "
                               "(d, p, K) against the grokking paper's Corollary 4.2.")
     p.add_argument("--variety", choices=("veronese", "quadratic"), required=True)
-    p.add_argument("--n-max", type=_positive("--n-max"), default=6)
-    p.add_argument("--degree-max", type=_positive("--degree-max"), default=5)
-    p.add_argument("--d-max", type=_positive("--d-max"), default=8)
-    p.add_argument("--p-max", type=_positive("--p-max"), default=6)
-    p.add_argument("--k-max", type=_positive("--k-max"), default=12)
+    p.add_argument("--n-max", type=positive_arg("--n-max"), default=6)
+    p.add_argument("--degree-max", type=positive_arg("--degree-max"), default=5)
+    p.add_argument("--d-max", type=positive_arg("--d-max"), default=8)
+    p.add_argument("--p-max", type=positive_arg("--p-max"), default=6)
+    p.add_argument("--k-max", type=positive_arg("--k-max"), default=12)
     p.add_argument("--out", default="secant_tables", help="output directory")
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--prime", type=int, default=DEFAULT_PRIME)
@@ -296,7 +271,7 @@ def register(subparsers) -> None:
                               "Jacobian ranks at points of named strata (Lemmas D.3, D.6, E.1, Prop. E.4).")
     p.add_argument("--example", choices=("cone", "cubic-cone", "sym-rank2", "det-2x3"))
     p.add_argument("--claim", choices=("D.3", "D.6", "E.1", "E.4"))
-    p.add_argument("--points", type=_positive("--points"), default=1, help="random points per stratum")
+    p.add_argument("--points", type=positive_arg("--points"), default=1, help="random points per stratum")
     common(p)
     p.set_defaults(handler=_run_singular)
 
@@ -305,14 +280,14 @@ def register(subparsers) -> None:
                               "point of the gauge orbit of a canonical rank-r factorization, with exact Schur coordinates.")
     fams = p.add_subparsers(dest="family", metavar="FAMILY")
     q = fams.add_parser("qk", help="C = A B^T, A, B of shape d x k")
-    q.add_argument("--d", type=_positive("--d"), required=True)
-    q.add_argument("--k", type=_positive("--k"), required=True)
-    q.add_argument("--rank", type=_positive("--rank"), required=True)
+    q.add_argument("--d", type=positive_arg("--d"), required=True)
+    q.add_argument("--k", type=positive_arg("--k"), required=True)
+    q.add_argument("--rank", type=positive_arg("--rank"), required=True)
     common(q)
     q.set_defaults(handler=_run_normal_form)
     q = fams.add_parser("linear", help="deep linear network W_L ... W_1")
     q.add_argument("--widths", required=True)
-    q.add_argument("--rank", type=_positive("--rank"), required=True)
+    q.add_argument("--rank", type=positive_arg("--rank"), required=True)
     common(q)
     q.set_defaults(handler=_run_normal_form)
     p.set_defaults(handler=lambda args, p=p: (p.print_help(), 2)[1])
