@@ -25,6 +25,8 @@ COMMAND_MODULES = (
     "algebra.slt.commands",
     "algebra.numeric.commands",
     "algebra.attention_rank.commands",
+    "algebra.grokking.commands",
+    "algebra.graph.commands",
 )
 
 
