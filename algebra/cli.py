@@ -48,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as exc:
-            if exc.name == name:  # that subpackage has no commands (yet)
+            if exc.name and name.startswith(exc.name):  # that subpackage has no commands (yet)
                 continue
             raise
         module.register(sub)

@@ -71,16 +71,10 @@ def _symbols(names):
 
 
 def _minors(M, r: int) -> list:
-    """All ``r x r`` minors of a sympy matrix (nonzero ones only)."""
-    import sympy
+    """All nonzero ``r x r`` minors of a sympy matrix: Plücker coordinates of its ``r``-row subsets."""
+    from algebra.geometry.exterior import minors
 
-    out = []
-    for rows in combinations(range(M.rows), r):
-        for cols in combinations(range(M.cols), r):
-            m = sympy.expand(M.extract(list(rows), list(cols)).det())
-            if m != 0:
-                out.append(m)
-    return out
+    return minors(M, r)
 
 
 def singular_locus(equations, variables, *, codim: int | None = None) -> dict:
