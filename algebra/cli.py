@@ -20,7 +20,6 @@ from algebra.errors import AlgebraError, InputError, ResourceError
 # Modules that contribute subcommands, in the order they appear in --help.
 COMMAND_MODULES = (
     "algebra.geometry.commands",
-    "algebra.geometry.geometry_commands",
     "algebra.certify.commands",
     "algebra.slt.commands",
     "algebra.numeric.commands",

@@ -38,68 +38,64 @@ DEVINTERP_README = {"lr": 1e-3, "n_beta": 30.0, "localization": 0.0, "num_chains
 
 
 # ----------------------------------------------------------------------------- prepare
-def prepare(out: str) -> None:
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-    from algebra.numeric import models as M
-    from algebra.numeric.suite import SUITE, exact_coefficient
+def prepare(out: str, *, entries=None, n: int = N_BENCH) -> list:
+    """Write every suite model's explicit samples (the same data for both tools).
 
+    Each model is built by :func:`algebra.numeric.suite.build_model` with
+    ``explicit=True`` (every family: factor products, QK, quadratic networks,
+    polynomial toys), so this stays in step with the suite.  One ``.npz`` per
+    model holds the features ``X``, targets ``Y``, the reference point
+    ``w_star`` and what the torch side needs to rebuild the composite.
+    """
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+    from algebra.numeric.suite import SUITE, build_model, exact_coefficient
+
+    entries = SUITE if entries is None else entries
     os.makedirs(out, exist_ok=True)
     index = []
-    for k, e in enumerate(SUITE):
+    for k, e in enumerate(entries):
         lc = exact_coefficient(e.family, e.args)
-        rng = np.random.default_rng(np.random.SeedSequence(1000 + k))
-        if e.family == "qk":
-            d, kk, r = e.args
-            widths = (d, kk, d)
-        elif e.family == "dln":
-            widths, r = e.args
-        elif e.family == "rrr":
-            Mi, N, H, r = e.args
-            widths = (Mi, H, N)
-        else:
-            a, b = e.args
-            widths, r = (a, b), min(a, b)
-        comp = M.FactorProduct(widths)
-        fs = M._teacher_factors(widths, r, rng)
-        qin, _ = np.linalg.qr(rng.standard_normal((widths[0], widths[0])))
-        qout, _ = np.linalg.qr(rng.standard_normal((widths[-1], widths[-1])))
-        fs[0], fs[-1] = fs[0] @ qin, qout @ fs[-1]
-        w0 = comp.pack(fs)
-        C = comp.matrix(w0[None])[0]
-        if e.family == "qk":
-            x = rng.standard_normal((N_BENCH, widths[0]))
-            z = rng.standard_normal((N_BENCH, widths[0]))
-            X = (x[:, :, None] * z[:, None, :]).reshape(N_BENCH, -1)
-            Y = X @ C.reshape(-1, 1) + rng.standard_normal((N_BENCH, 1))
-        else:
-            X = rng.standard_normal((N_BENCH, widths[0]))
-            Y = X @ C.T + rng.standard_normal((N_BENCH, widths[-1]))
-        model = _model_from_data(widths, X, Y, w0, e.family)
+        model = build_model(e.family, e.args, seed=1000 + k, n=n, explicit=True)
         path = os.path.join(out, f"model_{k}.npz")
-        np.savez(path, X=X.astype(np.float32), Y=Y.astype(np.float32), w_star=model.w_star,
-                 widths=np.array(widths))
+        np.savez(path, X=model.X.astype(np.float32), Y=model.Y.astype(np.float32), w_star=model.w_star,
+                 **_torch_spec(model.composite))
         index.append({"k": k, "family": e.family, "args": json.loads(json.dumps(e.args)),
                       "name": model.name, "exact_lambda": str(lc.lam), "multiplicity": lc.multiplicity,
-                      "widths": list(widths), "flatten": e.family == "qk", "path": path,
-                      "num_params": comp.num_params})
+                      "path": path, "num_params": model.dim, "n": n})
     with open(os.path.join(out, "index.json"), "w") as fh:
         json.dump(index, fh, indent=1)
     print(f"wrote {len(index)} models to {out}")
+    return index
 
 
-def _model_from_data(widths, X, Y, w0, family):
+def _torch_spec(comp) -> dict:
+    """Arrays that describe the composite to the torch side (no pickles)."""
     from algebra.numeric import models as M
 
-    comp = M.FactorProduct(widths)
-    if family == "qk":
-        comp = M._Flattened(comp)
-    X = np.asarray(X, dtype=float)
-    Y = np.asarray(Y, dtype=float)
-    n = X.shape[0]
-    model = M.RegressionModel(f"{family} {tuple(widths)}", comp, X.T @ X / n, X.T @ Y / n,
-                              float(np.sum(Y**2) / n), n, np.asarray(w0, dtype=float), X=X, Y=Y,
-                              family=family)
-    return model.refine_minimum()
+    if isinstance(comp, M._Flattened):
+        return {"kind": "factors", "widths": np.array(comp.inner.widths), "flatten": True}
+    if isinstance(comp, M.FactorProduct):
+        return {"kind": "factors", "widths": np.array(comp.widths), "flatten": False}
+    if isinstance(comp, M.QuadraticForms):
+        return {"kind": "quadratic", "dpk": np.array([comp.d, comp.p, comp.K])}
+    if isinstance(comp, M.PolynomialMap):
+        return {"kind": "poly", "exponents": comp.exponents, "coefficients": comp.coefficients}
+    raise TypeError(f"no torch composite for {type(comp).__name__}")
+
+
+def _item_args(item) -> tuple:
+    args = item["args"]
+    return (tuple(args[0]), args[1]) if item["family"] == "dln" else tuple(args)
+
+
+def _model_from_data(item, z):
+    """Our numpy model of the saved samples, at the saved reference point."""
+    from algebra.numeric import models as M
+    from algebra.numeric.suite import build_composite
+
+    comp = build_composite(item["family"], _item_args(item))
+    return M.RegressionModel.from_samples(item["name"], comp, z["X"], z["Y"], z["w_star"],
+                                          family=item["family"])
 
 
 # ----------------------------------------------------------------------------- devinterp
@@ -116,8 +112,7 @@ def run_devinterp(data: str) -> None:
         z = np.load(item["path"])
         X = torch.tensor(z["X"])
         Y = torch.tensor(z["Y"])
-        widths = [int(v) for v in z["widths"]]
-        net = _torch_factor_net(torch, widths, z["w_star"], item["flatten"])
+        net = torch_net(torch, z)
         ds = Dataset.from_dict({"input_ids": [[i, i] for i in range(X.shape[0])]}).with_format("torch")
 
         def loss_fn(model, input_ids, X=X, Y=Y):
@@ -146,7 +141,6 @@ def _devinterp_speed(torch, Dataset, llc, item) -> dict:
     """Steps per second at 4 and 64 chains, and the fixed per-call overhead (1 draw)."""
     z = np.load(item["path"])
     X, Y = torch.tensor(z["X"]), torch.tensor(z["Y"])
-    widths = [int(v) for v in z["widths"]]
     ds = Dataset.from_dict({"input_ids": [[i, i] for i in range(X.shape[0])]}).with_format("torch")
 
     def loss_fn(model, input_ids):
@@ -155,7 +149,7 @@ def _devinterp_speed(torch, Dataset, llc, item) -> dict:
 
     out = {}
     for chains, draws in ((1, 1), (4, 200), (64, 50)):
-        net = _torch_factor_net(torch, widths, z["w_star"], item["flatten"])
+        net = torch_net(torch, z)
         t0 = time.perf_counter()
         llc(net, ds, {}, lr=1e-3, n_beta=30.0, loss_fn=loss_fn, num_chains=chains, num_draws=draws,
             batch_size=32, num_init_loss_batches=32, init_seed=0)
@@ -169,28 +163,66 @@ def _devinterp_speed(torch, Dataset, llc, item) -> dict:
     return out
 
 
-def _torch_factor_net(torch, widths, w_star, flatten):
+def torch_net(torch, z):
+    """A ``torch.nn.Module`` computing ``x @ C(w).T`` for the composite saved by :func:`prepare`.
+
+    The parameters start at ``w_star`` in the packing of :mod:`algebra.numeric.models`
+    (factor matrices row-major; quadratic ``(vec W, vec V)``; polynomial
+    variables in order), so both tools sample the same loss from the same point.
+    """
+    kind = str(z["kind"])
+    w = torch.tensor(np.asarray(z["w_star"]), dtype=torch.float32)
+
     class FactorNet(torch.nn.Module):
-        def __init__(self):
+        def __init__(self, widths, flatten):
             super().__init__()
-            ws = []
-            off = 0
+            ws, off = [], 0
             for i in range(len(widths) - 1):
-                r, c = widths[i + 1], widths[i]
-                ws.append(torch.nn.Parameter(torch.tensor(w_star[off:off + r * c].reshape(r, c),
-                                                          dtype=torch.float32)))
+                r, c = int(widths[i + 1]), int(widths[i])
+                ws.append(torch.nn.Parameter(w[off:off + r * c].reshape(r, c).clone()))
                 off += r * c
             self.ws = torch.nn.ParameterList(ws)
+            self.flatten = flatten
 
         def forward(self, x):
             C = self.ws[0]
-            for w in self.ws[1:]:
-                C = w @ C
-            if flatten:
+            for f in self.ws[1:]:
+                C = f @ C
+            if self.flatten:
                 C = C.reshape(1, -1)
             return x @ C.T
 
-    return FactorNet()
+    class QuadraticNet(torch.nn.Module):
+        def __init__(self, d, p, K):
+            super().__init__()
+            self.W = torch.nn.Parameter(w[:K * d].reshape(K, d).clone())
+            self.V = torch.nn.Parameter(w[K * d:].reshape(p, K).clone())
+            iu = np.triu_indices(d)
+            self.iu = (torch.as_tensor(iu[0]), torch.as_tensor(iu[1]))
+            self.factor = torch.tensor(np.where(iu[0] == iu[1], 1.0, 2.0), dtype=torch.float32)
+
+        def forward(self, x):
+            S = torch.einsum("jk,ki,kl->jil", self.V, self.W, self.W)
+            return x @ (S[:, self.iu[0], self.iu[1]] * self.factor).T
+
+    class PolyNet(torch.nn.Module):
+        def __init__(self, exponents, coefficients):
+            super().__init__()
+            self.w = torch.nn.Parameter(w.clone())
+            self.E = torch.tensor(exponents, dtype=torch.float32)
+            self.A = torch.tensor(coefficients, dtype=torch.float32)
+
+        def forward(self, x):
+            monos = torch.prod(self.w[None, :] ** self.E, dim=1)
+            return x @ (self.A @ monos)[:, None]
+
+    if kind == "factors":
+        return FactorNet([int(v) for v in z["widths"]], bool(z["flatten"]))
+    if kind == "quadratic":
+        return QuadraticNet(*(int(v) for v in z["dpk"]))
+    if kind == "poly":
+        return PolyNet(np.asarray(z["exponents"]), np.asarray(z["coefficients"]))
+    raise ValueError(f"unknown composite kind {kind!r}")
 
 
 def eval_fraction(text: str):
@@ -241,9 +273,7 @@ def run_ours(data: str) -> None:
     results = []
     for item in index:
         z = np.load(item["path"])
-        model = _model_from_data([int(v) for v in z["widths"]], z["X"], z["Y"], z["w_star"],
-                                 item["family"])
-        model.w_star = np.asarray(z["w_star"], dtype=float)
+        model = _model_from_data(item, z)
         lam = float(eval_fraction(item["exact_lambda"]))
         t0 = time.perf_counter()
         res = calibrated_llc(model, seed=0)
@@ -268,7 +298,7 @@ def _our_speed(item) -> dict:
     from algebra.numeric.samplers import sample
 
     z = np.load(item["path"])
-    model = _model_from_data([int(v) for v in z["widths"]], z["X"], z["Y"], z["w_star"], item["family"])
+    model = _model_from_data(item, z)
     out = {}
     t0 = time.perf_counter()
     sample(model, method="sgld", nbeta=30.0, gamma=0.0, step_size=1e-3, num_chains=1, num_draws=1,
@@ -282,10 +312,9 @@ def _our_speed(item) -> dict:
             secs = time.perf_counter() - t0
             out[f"{chains}x{draws} {label}"] = {"seconds": secs, "steps": chains * draws,
                                                 "steps_per_second": chains * draws / secs}
-    # exact full-batch path: cost per step does not grow with n
-    widths = [int(v) for v in z["widths"]]
+    # exact full-batch path: cost per step does not grow with n (same RRR as the speed model)
     for n in (10**3, 10**6, 10**9, 10**12):
-        m = M.rrr_model(widths[0], widths[-1], widths[1], 2, n=n, seed=0)
+        m = M.rrr_model(5, 5, 5, 2, n=n, seed=0)
         t0 = time.perf_counter()
         sample(m, method="sgld", nbeta=30.0, gamma=0.0, step_size=1e-3, num_chains=4, num_draws=2000,
                num_warmup=0, seed=0)
@@ -325,8 +354,12 @@ def main(argv=None) -> int:
     p.add_argument("command", choices=["prepare", "devinterp", "ours", "report", "devinterp-speed",
                                        "ours-speed"])
     p.add_argument("--out", "--data", dest="data", default="/tmp/llc_bench")
+    p.add_argument("--n", type=int, default=N_BENCH, help="samples per model (prepare)")
     a = p.parse_args(argv)
-    {"prepare": prepare, "devinterp": run_devinterp, "ours": run_ours, "report": report,
+    if a.command == "prepare":
+        prepare(a.data, n=a.n)
+        return 0
+    {"devinterp": run_devinterp, "ours": run_ours, "report": report,
      "devinterp-speed": run_devinterp_speed, "ours-speed": run_ours_speed}[a.command](a.data)
     return 0
 

@@ -49,6 +49,7 @@ from algebra.errors import InputError
 __all__ = [
     "PeerResult",
     "float_rank",
+    "float_lu_seconds",
     "problem_dict",
     "run_capped",
     "singular_script",
@@ -91,22 +92,36 @@ def problem_dict(family: str, sizes: dict, result, activation=(0, 0, 1), bias: b
 # -- float64 SVD (numpy) -----------------------------------------------------------------------------------------
 
 
-def float_rank(model, family: str, rows: int, rng: np.random.Generator) -> tuple:
+def float_rank(model, family: str, rows: int, rng: np.random.Generator, clock=time.perf_counter) -> tuple:
     """``(rank, seconds_build, seconds_svd)`` of the float64 Jacobian at a random real point."""
     from algebra.exact.field import FloatField
 
     F = FloatField()
-    t0 = time.perf_counter()
+    t0 = clock()
     theta = rng.standard_normal(model.parameter_count)
     if family == "shallow":
         J = model.coefficient_jacobian(theta, F)
     else:
         X = rng.standard_normal((rows, model.n_inputs))
         J = model.jacobian(theta, X, F)
-    t1 = time.perf_counter()
+    t1 = clock()
     r = int(np.linalg.matrix_rank(J))
-    t2 = time.perf_counter()
+    t2 = clock()
     return r, t1 - t0, t2 - t1
+
+
+def float_lu_seconds(J, clock=time.perf_counter) -> float:
+    """Seconds of ``scipy.linalg.lu_factor`` (LAPACK ``dgetrf``) on a float64 copy of ``J``: the physical limit.
+
+    Partial pivoting in floating point proves no rank; it is the cost of one
+    dense elimination of the same matrix at BLAS speed.
+    """
+    from scipy.linalg import lu_factor
+
+    A = np.array(J, dtype=np.float64, order="F")  # dgetrf works in place on a Fortran array: no hidden copy
+    t0 = clock()
+    lu_factor(A, overwrite_a=True, check_finite=False)
+    return clock() - t0
 
 
 # -- sympy (run in a child process) -----------------------------------------------------------------------------------

@@ -10,12 +10,31 @@ Values come from theorems, computed here from their formulas:
   single-token: d d' + binom(d+1, 2) - 1 (proximity-bias paper, Sec. 4).
 * query-key composite A B^T: 2 d k - k^2 (k <= d); deep linear networks:
   r (d_0 + d_L - r) with r the smallest width.
-* Example B.10 of the proximity-bias paper: dim F = dim F' = 4.
+* Example B.10 of the proximity-bias paper: dim F = dim F' = 4, also for the
+  depth-16 chain (widths 2,3,1,...,1, t^3): f = a g^(3^13) for a binary cubic g
+  (any binary cubic is a sum of three cubes: 4 coefficients), and the scalar a is
+  absorbed by scaling g, so dim = 4.
+* defective quadratic networks x -> V (W x)^2, (d, p, K) = (4, 3, 5), (3, 6, 5),
+  (4, 5, 6), (6, 3, 8): one below the expected min(K(p+d-1), p d(d+1)/2), as
+  certified in the catalogue (certificates/grokking-cor42-*.json, replayed by the
+  independent checker).
+* cases from the issue's cross-check against Macaulay2 that had no upper-bound
+  route: single-token attention with rank(A) <= 2, d = 4, d' = 3 (the model sees
+  only the symmetric part of A, any symmetric 4x4: d d' + binom(d+1, 2) - 1 = 21);
+  affine linear networks 3,2,3 with biases (rank <= 2 maps plus a translation:
+  2 (3 + 3 - 2) + 3 = 11); the Segre cone a*c, a*d, b*c, b*d (2 x 2 matrices of
+  rank one: 3); mlp 2,3,2,1 with t^2 + t and biases (12: float SVD, exact ranks
+  over Q and mod p agree; no closed form).
+
+Each row also says how the CLI reaches it (``argv`` for ``neuroalgebra dim``)
+and, where they exist, the ``secant`` and ``rlct`` routes to the same number.
 """
 
+from dataclasses import dataclass
 from math import comb
+from typing import Callable
 
-from algebra.models import MLP, DeepLinear, LightningAttention, QueryKey, shallow_network
+from algebra.models import MLP, DeepLinear, LightningAttention, PolynomialMap, QueryKey, quadratic_network, shallow_network
 
 AH_EXCEPTIONS = {(3, 4, 5), (4, 4, 9), (5, 4, 14), (5, 3, 7)}
 
@@ -30,11 +49,58 @@ def alexander_hirschowitz(n: int, k: int, h: int) -> int:
     return generic - 1 if (n, k, h) in AH_EXCEPTIONS else generic
 
 
+@dataclass(frozen=True)
+class Known:
+    """One known dimension and the routes that reach it."""
+
+    name: str
+    make: Callable
+    value: int
+    tight: bool  # the engine must certify it
+    argv: tuple  # `neuroalgebra dim ARGV`
+    secant: tuple = ()  # `neuroalgebra secant ARGV` (affine cone of the same variety), if any
+    rlct: tuple = ()  # `neuroalgebra rlct ARGV` (lambda = value / 2), if any
+
+
 def _ah(n, k, h):
-    return (f"shallow n={n} k={k} h={h}", lambda: shallow_network(n, k, h), alexander_hirschowitz(n, k, h), (n, k, h) not in AH_EXCEPTIONS)
+    return Known(f"shallow n={n} k={k} h={h}", lambda: shallow_network(n, k, h), alexander_hirschowitz(n, k, h), True,
+                 ("shallow", "--n", str(n), "--degree", str(k), "--width", str(h)),
+                 secant=("--variety", "veronese", "--n", str(n), "--degree", str(k), "--k", str(h)))
 
 
-KNOWN = [
+def _attention(d, dp, t, rank=None):
+    value = d * d + d * dp - 1 if t >= 2 else d * dp + comb(d + 1, 2) - 1
+    argv = ("attention", "--d", str(d), "--dout", str(dp), "--tokens", str(t)) + (("--rank", str(rank)) if rank else ())
+    label = f"attention d={d} d'={dp} t={t}" + (f" rank={rank}" if rank else "")
+    return Known(label, lambda: LightningAttention(d, dp, t, rank=rank), value, True, argv)
+
+
+def _qk(d, k):
+    return Known(f"qk d={d} k={k}", lambda: QueryKey(d, k), 2 * d * min(d, k) - min(d, k) ** 2, True,
+                 ("qk", "--d", str(d), "--k", str(k)))
+
+
+def _linear(*widths):
+    r = min(widths)
+    return Known("linear " + ",".join(map(str, widths)), lambda: DeepLinear(widths), r * (widths[0] + widths[-1] - r), True,
+                 ("linear", "--widths", ",".join(map(str, widths))))
+
+
+def _quadratic(d, p, K, value):
+    return Known(f"quadratic d={d} p={p} K={K}", lambda: quadratic_network(d, p, K), value, True,
+                 ("quadratic", "--d", str(d), "--outputs", str(p), "--width", str(K)),
+                 secant=("--variety", "segre-veronese", "--factors", f"{p},{d}", "--degrees", "1,2", "--k", str(K)),
+                 rlct=("quadratic", "--d", str(d), "--outputs", str(p), "--width", str(K)))
+
+
+def _mlp(widths, act, value, bias=False, inactive=None):
+    argv = ("mlp", "--widths", ",".join(map(str, widths)), "--activation", act) + (("--bias",) if bias else ())
+    argv += ("--inactive", ",".join(f"{l}:{n}" for l, ns in inactive.items() for n in ns)) if inactive else ()
+    label = "mlp " + ",".join(map(str, widths)) + f" {act}" + (" bias" if bias else "") + (" sub" if inactive else "")
+    return Known(label, lambda: MLP(widths, act, bias=bias, inactive=inactive), value, True, argv)
+
+
+KNOWN_CASES = [
     _ah(2, 3, 1),
     _ah(2, 3, 2),
     _ah(3, 3, 3),
@@ -46,19 +112,35 @@ KNOWN = [
     _ah(4, 2, 2),  # quadric case
     _ah(4, 2, 5),
     _ah(2, 5, 3),
-    ("attention d=2 d'=1 t=2", lambda: LightningAttention(2, 1, 2), 2 * 2 + 2 * 1 - 1, True),
-    ("attention d=3 d'=2 t=2", lambda: LightningAttention(3, 2, 2), 9 + 6 - 1, True),
-    ("attention d=2 d'=3 t=3", lambda: LightningAttention(2, 3, 3), 4 + 6 - 1, True),
-    ("attention d=2 d'=1 t=1", lambda: LightningAttention(2, 1, 1), 2 + comb(3, 2) - 1, True),
-    ("attention d=3 d'=2 t=1", lambda: LightningAttention(3, 2, 1), 6 + comb(4, 2) - 1, True),
-    ("attention d=4 d'=1 t=1", lambda: LightningAttention(4, 1, 1), 4 + comb(5, 2) - 1, True),
-    ("qk d=3 k=1", lambda: QueryKey(3, 1), 2 * 3 * 1 - 1, True),
-    ("qk d=4 k=2", lambda: QueryKey(4, 2), 2 * 4 * 2 - 4, True),
-    ("qk d=5 k=3", lambda: QueryKey(5, 3), 2 * 5 * 3 - 9, True),
-    ("qk d=3 k=3", lambda: QueryKey(3, 3), 9, True),
-    ("linear 4,3,5", lambda: DeepLinear((4, 3, 5)), 3 * (4 + 5 - 3), True),
-    ("linear 4,3,2,5", lambda: DeepLinear((4, 3, 2, 5)), 2 * (4 + 5 - 2), True),
-    ("linear 2,5,2", lambda: DeepLinear((2, 5, 2)), 4, True),
-    ("B.10 F", lambda: MLP((2, 3, 1, 1), "t^3"), 4, True),  # certified by the bottleneck bound
-    ("B.10 F'", lambda: MLP((2, 3, 1, 1), "t^3", inactive={1: [0]}), 4, True),
+    _ah(4, 4, 9),  # AH exception
+    _ah(5, 3, 7),  # AH exception
+    _attention(2, 1, 2),
+    _attention(3, 2, 2),
+    _attention(2, 3, 3),
+    _attention(2, 1, 1),
+    _attention(3, 2, 1),
+    _attention(4, 1, 1),
+    _attention(4, 3, 1, rank=2),  # was 21..23 uncertified
+    _qk(3, 1),
+    _qk(4, 2),
+    _qk(5, 3),
+    _qk(3, 3),
+    _linear(4, 3, 5),
+    _linear(4, 3, 2, 5),
+    _linear(2, 5, 2),
+    _mlp((2, 3, 1, 1), "t^3", 4),  # Example B.10, F: certified by the bottleneck cut
+    _mlp((2, 3, 1, 1), "t^3", 4, inactive={1: [0]}),  # Example B.10, F'
+    _mlp((2, 3) + (1,) * 14, "t^3", 4),  # the depth-16 chain
+    _mlp((3, 2, 3), "t", 11, bias=True),  # was 11..12 uncertified
+    _mlp((2, 3, 2, 1), "t^2+t", 12, bias=True),  # was uncertified
+    _quadratic(4, 3, 5, 29),  # was 29..30 uncertified
+    _quadratic(3, 6, 5, 35),
+    _quadratic(4, 5, 6, 47),
+    _quadratic(6, 3, 8, 62),
+    Known("polynomial a*c a*d b*c b*d", lambda: PolynomialMap(["a*c", "a*d", "b*c", "b*d"], parameters="a b c d".split()),
+          3, True, ("polynomial", "a*c", "a*d", "b*c", "b*d", "--parameters", "a,b,c,d"),
+          secant=("--variety", "segre", "--factors", "2,2", "--k", "1")),
 ]
+
+#: The same table as ``(name, make, known, tight)`` rows.
+KNOWN = [(c.name, c.make, c.value, c.tight) for c in KNOWN_CASES]

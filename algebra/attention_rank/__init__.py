@@ -3,9 +3,12 @@
 Modules
 -------
 certificates
-    Upper (truncated SVD, representative rows) and lower (selection/decoder)
-    approximation-rank certificates as ``interval_inequality`` payloads, and
-    an mpmath interval check of them.
+    Float searches for upper (truncated SVD, representative rows) and lower
+    (selection/decoder) approximation-rank constructions on the full matrix,
+    written as ``attention_rank`` certificates that the independent checker
+    re-proves in ball arithmetic (and as ``interval_inequality`` payloads).
+head_certificates
+    The committed all-MiniLM-L6-v2 head certificates: emit, index.
 geometry
     Softmax-visible interaction geometry: exact visible dimension, Chebyshev
     radii, the SVD chain ``r_int^SVD`` (Sui & Zhang, Appendices B, C, F).
@@ -14,12 +17,15 @@ constructions
 heads
     Offline all-MiniLM-L6-v2 heads: safetensors reader, WordPiece, numpy BERT.
 training
-    Lightning vs softmax attention training (proximity-bias paper, Figure 5).
+    Lightning vs softmax training (proximity-bias paper, Figure 5).
 """
 
 from algebra.attention_rank.certificates import (
     approximation_rank_certificates,
+    attention_rank_certificate,
+    certified_range,
     check_interval_inequality,
 )
 
-__all__ = ["approximation_rank_certificates", "check_interval_inequality"]
+__all__ = ["approximation_rank_certificates", "attention_rank_certificate", "certified_range",
+           "check_interval_inequality"]

@@ -1,4 +1,4 @@
-"""Approximation-rank certificates for softmax attention matrices.
+"""Approximation-rank certificates for softmax attention matrices (the producing side).
 
 For queries ``Q`` (m x d), keys ``K`` (n x d) and inverse temperature ``beta``
 the attention matrix is ``A = softmax_rows(beta * Q @ K.T)``.  Its
@@ -7,30 +7,32 @@ maximum-row-l1 approximation rank at error ``eps`` is
     r_eps(A) = min { rank(B) : max_i ||A_i - B_i||_1 <= eps }
 
 (Sui & Zhang, *The Approximation Rank of Softmax Attention*, Section 2.1).
-This module builds finite certificates for both sides of ``r_eps(A)`` as
-payloads of the shared ``interval_inequality`` kind (``docs/interval-inequality.md``):
+This module searches, in float64, for the finite objects that prove bounds on
+``r_eps(A)`` for the FULL matrix, and writes them into an ``attention_rank``
+certificate (:func:`attention_rank_certificate`) that carries ``Q``, ``K`` and
+``beta`` exactly.  The independent checker (:mod:`algebra.checker.attention`)
+rebuilds ``A`` in ball arithmetic, re-proves each bound and derives the
+structured claim; the inequalities it checks are:
 
-* **upper, truncated SVD** -- ``B = L @ R`` with ``L`` of shape (m, k), so
-  ``rank(B) <= k``; the payload claims ``max_i ||A_i - B_i||_1 <= eps``.
-* **upper, representative rows** -- ``B = take_rows(A, assign)`` whose rows are
-  at most ``M`` distinct rows of ``A`` (``M`` = number of distinct indices), so
-  ``rank(B) <= M`` (paper, Appendix A, "Representative rows imply matrix rank").
-* **lower, selection/decoder** -- a row selection ``S`` (``take_rows``) and a
-  one-hot decoder ``D = take_rows(identity(M), dec)`` with
-  ``||S A D - I_M||_{inf->inf} < 1 - eps``.  For any eps-approximant ``B``,
-  ``S`` and ``D`` are l1 contractions, so ``||S B D - I_M|| < 1`` and ``S B D``
-  is invertible (Neumann series): ``rank(B) >= M`` (paper, (D.4), (E.17)).
-  A lower certificate on a subset of the rows is valid for the whole matrix.
+* **upper** -- an explicit ``B`` with ``max_i ||A_i - B_i||_1 <= eps``, so
+  ``r_eps(A) <= rank(B)``: truncated-SVD factors ``B = L @ R`` (``L`` is
+  m x k, entries rounded to binary32 to keep files short; the error is
+  re-measured after rounding), representative rows ``B_i = A_{assign(i)}``
+  (rank <= number of distinct rows; paper, Appendix A), or ``B = A``.
+* **lower** -- a row selection ``S`` and a one-hot decoder ``D`` with
+  ``||S A D - I_M||_inf + eps < 1``; ``S`` and ``D`` are l1 contractions, so
+  for any eps-approximant ``B``, ``||S B D - I_M|| < 1``, ``S B D`` is
+  invertible (Neumann series) and ``rank(B) >= M`` (paper, (D.4), (E.17)).
 
-Each payload is checked here by :func:`check_interval_inequality`, an
-evaluator of the contract's straight-line programs in ``mpmath.iv`` interval
-arithmetic.  It is our own check; the project's independent checker
-(``algebra.checker``) is written separately from the same contract.
+The float search keeps a relative margin ``_MARGIN`` below each bound, far
+above the ball enclosures' width (~1e-20 at the checker's 80 bits).
 
-Why these constructions: truncated SVD is the canonical reproducible low-rank
-family (not optimal in row-l1, but a constructive upper certificate);
-representative rows follow the proof of the upper law; the greedy lower
-certificate picks peaked rows whose "core" key sets are disjoint.
+The older ``interval_inequality`` payload form (straight-line programs, used
+by the catalogue through :func:`approximation_rank_certificates`) is still
+produced, on the full matrix; it is evaluated by the checker's single ball
+evaluator (:func:`check_interval_inequality` calls it).  Its claim is only
+"target < bound": prefer :func:`attention_rank_certificate`, whose claim is
+the rank bound itself.
 """
 
 from __future__ import annotations
@@ -40,11 +42,12 @@ from typing import Any
 
 import numpy as np
 
+from algebra import __version__
 from algebra.errors import CertificateError, InputError
 
 __all__ = [
     "encode_number",
-    "decode_number",
+    "exact_eps",
     "eps_bounds",
     "attention_matrix",
     "row_l1_errors",
@@ -53,35 +56,34 @@ __all__ = [
     "lower_certificate",
     "approximation_rank_certificates",
     "upper_rank_float",
+    "lower_rank_float",
+    "attention_rank_certificate",
+    "certified_range",
     "single_thread_blas",
     "check_interval_inequality",
 ]
 
 # Safety margin (relative to eps) kept between the float64 error of a chosen
-# construction and the claimed bound, so that the interval evaluation (whose
-# enclosures are ~1e-13 wide at these sizes) verifies the claim.
+# construction and the claimed bound; the checker's ball enclosures are
+# ~1e-20 wide at these sizes, float64 round-off ~1e-14.
 _MARGIN = 1e-9
 
-# Contract limits (docs/interval-inequality.md).
-_MAX_ENTRIES = 10**6
-_MAX_STEPS = 10**4
-
 
 # --------------------------------------------------------------------------
-# numbers and arrays in the payload format
+# numbers and arrays in the certificate format
 # --------------------------------------------------------------------------
 def encode_number(x: Any) -> str:
-    """Encode an exact real number as a payload string.
+    """Encode an exact real number as a certificate string.
 
-    Floats become ``float.hex`` (exact binary64); ints and Fractions become
-    ``"p"`` or ``"p/q"``.
+    Floats become the shortest ``float.hex`` spelling (exact binary64,
+    trailing zero digits dropped); ints and Fractions become ``"p"`` or ``"p/q"``.
 
     Examples
     --------
-    >>> encode_number(0.75)
-    '0x1.8000000000000p-1'
-    >>> encode_number(Fraction(3, 4)), encode_number(-2)
-    ('3/4', '-2')
+    >>> encode_number(0.75), encode_number(0.1)
+    ('0x1.8p-1', '0x1.999999999999ap-4')
+    >>> encode_number(Fraction(3, 4)), encode_number(-2), float.fromhex(encode_number(1.0))
+    ('3/4', '-2', 1.0)
     >>> encode_number(float('nan'))
     Traceback (most recent call last):
     ...
@@ -96,45 +98,38 @@ def encode_number(x: Any) -> str:
     xf = float(x)
     if not np.isfinite(xf):
         raise InputError("x", x, "a finite real number")
-    return xf.hex()
+    mantissa, _, exponent = xf.hex().partition("p")
+    return mantissa.rstrip("0").rstrip(".") + "p" + exponent
 
 
-def decode_number(text: str) -> Fraction:
-    """Decode a payload number string into an exact Fraction.
+def exact_eps(eps) -> Fraction:
+    """The exact tolerance a user means: a Fraction as given, a float by its decimal text.
+
+    ``0.15`` is not a binary64 number; the certificate's ``eps`` is ``3/20``,
+    the value typed.
 
     Examples
     --------
-    >>> decode_number('0x1.8p-1'), decode_number('-7/2'), decode_number('0.1')
-    (Fraction(3, 4), Fraction(-7, 2), Fraction(1, 10))
-    >>> decode_number('1e400')
+    >>> exact_eps(0.15), exact_eps(Fraction(1, 4)), exact_eps(0.25)
+    (Fraction(3, 20), Fraction(1, 4), Fraction(1, 4))
+    >>> exact_eps(1.0)
     Traceback (most recent call last):
     ...
-    algebra.errors.CertificateError: number '1e400' is not a hex float, decimal, integer or p/q
+    algebra.errors.InputError: invalid eps=1.0: expected a number in (0, 1)
     """
-    if not isinstance(text, str) or len(text) > 10_000:
-        raise CertificateError(f"number {text!r} is not a string of reasonable length")
-    t = text.strip()
-    try:
-        if "x" in t.lower():
-            return Fraction(float.fromhex(t))
-        if "/" in t:
-            p, q = t.split("/")
-            return Fraction(int(p), int(q))
-        if "e" in t.lower():
-            raise ValueError
-        return Fraction(t)
-    except (ValueError, ZeroDivisionError, OverflowError):
-        raise CertificateError(
-            f"number {text!r} is not a hex float, decimal, integer or p/q"
-        ) from None
+    if isinstance(eps, (bool, np.bool_)) or not isinstance(eps, (int, float, Fraction, np.integer, np.floating)):
+        raise InputError("eps", eps, "a number in (0, 1)")
+    e = eps if isinstance(eps, Fraction) else Fraction(repr(float(eps))) if np.isfinite(eps) else None
+    if e is None or not 0 < e < 1:
+        raise InputError("eps", eps, "a number in (0, 1)")
+    return e
 
 
 def eps_bounds(eps) -> tuple[Fraction, Fraction]:
     """Exact ``(low, high)`` readings of a float tolerance: its binary64 value and its decimal text.
 
-    Upper certificates claim ``error <= low`` and lower certificates use
-    ``high``, so every claim holds whichever of the two values a user meant
-    (``0.15`` is not a binary64 number).
+    Payload bounds use ``low`` for upper certificates and ``high`` for lower
+    ones, so every payload holds whichever of the two values a user meant.
 
     Examples
     --------
@@ -154,11 +149,9 @@ def _array(M: Any) -> dict:
         M = np.asarray(M, dtype=np.float64)
         if M.ndim == 1:
             M = M[None, :]
-        return {"shape": [int(M.shape[0]), int(M.shape[1])],
-                "data": [float(v).hex() for v in M.ravel()]}
+        return {"shape": [int(M.shape[0]), int(M.shape[1])], "data": [encode_number(v) for v in M.ravel().tolist()]}
     rows = [list(r) for r in M]
-    return {"shape": [len(rows), len(rows[0])],
-            "data": [encode_number(v) for r in rows for v in r]}
+    return {"shape": [len(rows), len(rows[0])], "data": [encode_number(v) for r in rows for v in r]}
 
 
 def single_thread_blas():
@@ -184,7 +177,7 @@ def _check_qk(Q, K, beta, eps):
         raise InputError("Q, K", (Q.shape, K.shape), "nonempty matrices (m, d) and (n, d)")
     if not (np.all(np.isfinite(Q)) and np.all(np.isfinite(K))):
         raise InputError("Q, K", "non-finite entries", "finite real entries")
-    if not (np.isfinite(beta) and beta >= 0):
+    if not (np.isfinite(float(beta)) and beta >= 0):
         raise InputError("beta", beta, "a finite number >= 0")
     if not (0 < eps < 1):
         raise InputError("eps", eps, "a number in (0, 1)")
@@ -211,6 +204,209 @@ def row_l1_errors(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     return np.abs(np.asarray(A) - np.asarray(B)).sum(axis=1)
 
 
+# --------------------------------------------------------------------------
+# the float searches (one per construction)
+# --------------------------------------------------------------------------
+def _svd_factors(A: np.ndarray, target: float) -> tuple[int, np.ndarray, np.ndarray, float]:
+    """Smallest k whose truncated SVD, with factors rounded to binary32, has row-l1 error <= target.
+
+    The error is not monotone in k in general, so every k is scanned upward;
+    the residual ``A - A_k`` is updated by one rank-one term per step.  A
+    full-rank factorisation always exists (``k = min(m, n)``), so the scan ends.
+    """
+    U, s, Vt = np.linalg.svd(A, full_matrices=False)
+    R = A - (U[:, :1] * s[0]) @ Vt[:1]
+    for k in range(1, len(s) + 1):
+        if float(np.abs(R).sum(axis=1).max()) <= target:
+            L32 = (U[:, :k] * s[:k]).astype(np.float32).astype(np.float64)
+            R32 = Vt[:k].astype(np.float32).astype(np.float64)
+            err = float(row_l1_errors(A, L32 @ R32).max())
+            if err <= target:
+                return k, L32, R32, err
+        if k < len(s):
+            R -= np.outer(U[:, k] * s[k], Vt[k])
+    k = len(s)  # binary32 rounding spoiled every k: the exact factors A = A @ I
+    return k, A, np.eye(A.shape[1]), 0.0  # pragma: no cover - needs k = min(m, n) = n
+
+
+def _pairwise_l1(A: np.ndarray) -> np.ndarray:
+    D = np.empty((A.shape[0], A.shape[0]))
+    for i in range(A.shape[0]):
+        D[i] = np.abs(A - A[i]).sum(axis=1)
+    return D
+
+
+def _greedy_cover(D: np.ndarray, radius: float) -> np.ndarray:
+    """Greedy set cover: assign each row to a representative within ``radius``."""
+    covers = D <= radius
+    uncovered = np.ones(D.shape[0], dtype=bool)
+    assign = np.full(D.shape[0], -1, dtype=np.int64)
+    while uncovered.any():
+        c = int(np.argmax((covers & uncovered[None, :]).sum(axis=1)))
+        newly = covers[c] & uncovered
+        assign[newly] = c
+        uncovered &= ~newly
+    return assign
+
+
+def _representatives(A: np.ndarray, target: float) -> tuple[int, np.ndarray, float]:
+    assign = _greedy_cover(_pairwise_l1(A), target)
+    return len(set(assign.tolist())), assign, float(row_l1_errors(A, A[assign]).max())
+
+
+def _greedy_lower(A: np.ndarray, eps: float) -> tuple[list[int], np.ndarray, float]:
+    """Select rows with disjoint key cores each carrying mass > (1+eps)/2; decoder and float error."""
+    need = 0.5 * (1.0 + eps) + 1e-9
+    order_keys = np.argsort(-A, axis=1)
+    cores = []
+    for i in range(A.shape[0]):
+        cum = np.cumsum(A[i, order_keys[i]])
+        size = int(np.searchsorted(cum, need)) + 1
+        if size <= A.shape[1] and cum[size - 1] >= need:
+            cores.append((size, i, set(order_keys[i, :size].tolist())))
+    cores.sort(key=lambda c: (c[0], c[1]))
+    used: set[int] = set()
+    sel: list[int] = []
+    core_sets: list[set[int]] = []
+    for _, i, core in cores:
+        if core & used:
+            continue
+        sel.append(i)
+        core_sets.append(core)
+        used |= core
+    M = len(sel)
+    dec = np.zeros(A.shape[1], dtype=np.int64)
+    for c, core in enumerate(core_sets):
+        dec[list(core)] = c
+    rest = [j for j in range(A.shape[1]) if j not in used]
+    if M and rest:
+        dec[rest] = np.argmax(A[np.ix_(sel, rest)], axis=0)
+    if M == 0:
+        return sel, dec, np.inf
+    err = float(np.abs(A[sel] @ np.eye(M)[dec] - np.eye(M)).sum(axis=1).max())
+    return sel, dec, err
+
+
+def _lower_search(A: np.ndarray, eps: float) -> tuple[list[int], list[int], float]:
+    """Greedy selection/decoder, or the always-valid ``M = 1`` one (row 0, every key to 0, error 0)."""
+    sel, dec, err = _greedy_lower(A, eps)
+    if len(sel) >= 2 and err < (1.0 - eps) * (1.0 - _MARGIN):
+        return sel, dec.tolist(), err
+    return [0], [0] * A.shape[1], 0.0
+
+
+# --------------------------------------------------------------------------
+# attention_rank certificates (the claim is the rank bound)
+# --------------------------------------------------------------------------
+def attention_rank_certificate(Q, K, beta, eps, *, bounds: str = "both", lower=None,
+                               source: dict | None = None) -> dict:
+    """A sealed ``attention_rank`` certificate for ``r_eps(softmax_rows(beta Q K^T))``, checked.
+
+    Parameters
+    ----------
+    Q, K : array_like, shapes (m, d), (n, d)
+        Queries and keys: float64 arrays (each entry is its exact binary64
+        value) or nested lists of ints / Fractions (exact rationals, for
+        synthetic constructions).
+    beta : float, int or Fraction
+        Inverse temperature (exact value as given).
+    eps : float or Fraction
+        Maximum-row-l1 error in (0, 1); a float is read as its decimal text
+        (:func:`exact_eps`).
+    bounds : {'both', 'lower', 'upper'}
+        Which bounds to prove (keyword-only).
+    lower : (rows, decoder), optional
+        A selection/decoder to use instead of the greedy search (a
+        construction's own certificate).
+    source : dict, optional
+        Provenance (model, layer, head, text...), recorded, not checked.
+
+    Returns
+    -------
+    dict
+        The certificate; ``certified_range(cert)`` reads its bounds.
+
+    Raises
+    ------
+    CertificateError
+        If the independent checker refuses it (a given ``lower`` that fails).
+
+    Examples
+    --------
+    >>> cert = attention_rank_certificate(np.eye(4), np.eye(4), 6.0, 0.25)
+    >>> cert["claim"]["relation"], cert["claim"]["value"], certified_range(cert)
+    ('==', 4, (4, 4))
+    >>> cert = attention_rank_certificate(np.eye(4), np.eye(4), 0.0, 0.25, bounds="upper")
+    >>> cert["claim"]["text"].split(" for ")[0], cert["approximant"]["method"]
+    ('r_eps(A) <= 1', 'rows')
+    """
+    from algebra.checker import Reject, check
+    from algebra.checker.attention import derive_attention_claim
+
+    if bounds not in ("both", "lower", "upper"):
+        raise InputError("bounds", bounds, "'both', 'lower' or 'upper'")
+    e = exact_eps(eps)
+    exact_inputs = not (isinstance(Q, np.ndarray) and isinstance(K, np.ndarray))
+    Qf, Kf, beta_f, eps_f = _check_qk(np.array(Q, dtype=np.float64), np.array(K, dtype=np.float64),
+                                      float(beta), float(e))
+    A = attention_matrix(Qf, Kf, beta_f)
+    m, n = A.shape
+    cert: dict = {"schema_version": 1, "kind": "attention_rank", "tool": {"name": "neuroalgebra", "version": __version__},
+                  "claim": {"eps": encode_number(e)},
+                  "matrix": {"Q": _array(Q if exact_inputs else Qf), "K": _array(K if exact_inputs else Kf),
+                             "beta": encode_number(beta if isinstance(beta, (int, Fraction)) else float(beta))}}
+    with single_thread_blas():
+        if bounds in ("both", "upper"):
+            cert["approximant"] = _upper_block(A, eps_f * (1.0 - _MARGIN))
+        if bounds in ("both", "lower"):
+            rows, dec = lower if lower is not None else _lower_search(A, eps_f)[:2]
+            cert["selection"] = {"rows": [int(i) for i in rows], "decoder": [int(c) for c in dec]}
+    if source:
+        cert["source"] = dict(source)
+    try:
+        cert["claim"] = derive_attention_claim(cert, [])
+    except Reject as exc:
+        raise CertificateError(f"the attention-rank certificate does not verify: {exc}") from None
+    cert = _seal(cert)
+    check(cert)  # the whole file, as a reader will check it
+    return cert
+
+
+def _upper_block(A: np.ndarray, target: float) -> dict:
+    """The cheapest-to-store approximant of smallest rank: B = A, representative rows, or factors."""
+    m, n = A.shape
+    k_rep, assign, _ = _representatives(A, target)
+    k_svd, L, R, _ = _svd_factors(A, target)
+    best = min(min(m, n), k_rep, k_svd)
+    if best == min(m, n):
+        return {"method": "full"}
+    if k_rep == best:
+        return {"method": "rows", "assign": assign.tolist()}
+    return {"method": "factors", "L": _array(L), "R": _array(R)}
+
+
+def _seal(cert: dict) -> dict:
+    from algebra.certify.canonical import seal
+
+    return seal(cert)
+
+
+def certified_range(cert: dict) -> tuple:
+    """``(lower, upper)`` of a checked ``attention_rank`` claim (``None`` for a missing side).
+
+    Examples
+    --------
+    >>> certified_range({"claim": {"relation": "in", "value": [2, 9]}}), certified_range(
+    ...     {"claim": {"relation": ">=", "value": 3}})
+    ((2, 9), (3, None))
+    """
+    rel, v = cert["claim"]["relation"], cert["claim"]["value"]
+    return {"in": lambda: tuple(v), "==": lambda: (v, v), ">=": lambda: (v, None), "<=": lambda: (None, v)}[rel]()
+
+
+# --------------------------------------------------------------------------
+# interval_inequality payloads (straight-line programs; the catalogue's kind)
+# --------------------------------------------------------------------------
 def _attention_inputs(Q, K, beta) -> tuple[dict, dict, list]:
     arrays = {"Q": _array(Q), "K": _array(K)}
     scalars = {"beta": encode_number(beta)}
@@ -232,77 +428,30 @@ def _row_l1_max_steps(a: str, b: str) -> list:
     ]
 
 
-# --------------------------------------------------------------------------
-# upper certificates
-# --------------------------------------------------------------------------
 def upper_svd_certificate(Q, K, beta, eps) -> tuple[int, dict, float]:
-    """Smallest truncated-SVD rank ``k`` with row-l1 error <= eps, and its payload.
+    """Smallest truncated-SVD rank ``k`` with row-l1 error <= eps, as a payload on the full matrix.
 
-    Returns ``(k, payload, float_error)``.  The payload defines ``B = L @ R``
-    with ``L`` of shape (m, k), so it certifies ``r_eps(A) <= k``.
+    Returns ``(k, payload, float_error)``; ``B = L @ R`` with ``L`` of shape (m, k).
 
     Examples
     --------
-    >>> Q = np.eye(3); K = np.eye(3)
-    >>> k, payload, err = upper_svd_certificate(Q, K, 8.0, 0.25)
+    >>> k, payload, err = upper_svd_certificate(np.eye(3), np.eye(3), 8.0, 0.25)
     >>> k, payload["relation"], check_interval_inequality(payload)["verified"]
     (3, '<=', True)
     """
     Q, K, beta, eps = _check_qk(Q, K, beta, eps)
     A = attention_matrix(Q, K, beta)
-    U, s, Vt = np.linalg.svd(A, full_matrices=False)
-    k, err = _svd_first_rank(A, U, s, Vt, eps * (1.0 - _MARGIN))
-    chosen = (k, U[:, :k] * s[:k], Vt[:k], err)
-    k, L, R, err = chosen
+    k, L, R, err = _svd_factors(A, eps * (1.0 - _MARGIN))
     arrays, scalars, program = _attention_inputs(Q, K, beta)
-    arrays["L"] = _array(L)
-    arrays["R"] = _array(R)
-    program = program + [{"out": "B", "op": "matmul", "args": ["L", "R"]}]
-    program += _row_l1_max_steps("A", "B")
+    arrays["L"], arrays["R"] = _array(L), _array(R)
+    program = program + [{"out": "B", "op": "matmul", "args": ["L", "R"]}] + _row_l1_max_steps("A", "B")
     payload = {"arrays": arrays, "scalars": scalars, "program": program,
                "target": "err", "relation": "<=", "bound": encode_number(eps_bounds(eps)[0])}
     return k, payload, err
 
 
-def _svd_first_rank(A, U, s, Vt, target) -> tuple[int, float]:
-    """Smallest k whose truncated SVD has max row-l1 error <= target.
-
-    The error is not monotone in k in general, so every k is scanned upward;
-    the residual ``A - A_k`` is updated by one rank-one term per step.
-    """
-    R = A - (U[:, :1] * s[0]) @ Vt[:1]
-    for k in range(1, len(s) + 1):
-        err = float(np.abs(R).sum(axis=1).max())
-        if err <= target:
-            # recompute the product exactly as the certificate will state it
-            err = float(row_l1_errors(A, (U[:, :k] * s[:k]) @ Vt[:k]).max())
-            if err <= target:
-                return k, err
-        if k < len(s):
-            R -= np.outer(U[:, k] * s[k], Vt[k])
-    raise CertificateError("no truncated SVD reached the requested error")  # pragma: no cover
-
-
-def _greedy_cover(D: np.ndarray, radius: float) -> np.ndarray:
-    """Greedy set cover: assign each row to a representative within ``radius``."""
-    m = D.shape[0]
-    covers = D <= radius
-    uncovered = np.ones(m, dtype=bool)
-    assign = np.full(m, -1, dtype=np.int64)
-    while uncovered.any():
-        gains = (covers & uncovered[None, :]).sum(axis=1)
-        c = int(np.argmax(gains))
-        newly = covers[c] & uncovered
-        assign[newly] = c
-        uncovered &= ~newly
-    return assign
-
-
 def upper_representative_certificate(Q, K, beta, eps) -> tuple[int, dict, float]:
-    """Representative-row upper certificate: at most ``M`` distinct rows within eps.
-
-    Returns ``(M, payload, float_error)``; the payload's index list
-    ``assign`` has ``M`` distinct values, so ``rank(B) <= M``.
+    """Representative-row upper payload: at most ``M`` distinct rows of ``A`` within eps.
 
     Examples
     --------
@@ -312,84 +461,18 @@ def upper_representative_certificate(Q, K, beta, eps) -> tuple[int, dict, float]
     (2, 2, True)
     """
     Q, K, beta, eps = _check_qk(Q, K, beta, eps)
-    A = attention_matrix(Q, K, beta)
-    D = np.abs(A[:, None, :] - A[None, :, :]).sum(axis=2) if A.shape[0] <= 512 else _pairwise_l1(A)
-    assign = _greedy_cover(D, eps * (1.0 - _MARGIN))
-    M = len(set(assign.tolist()))
-    err = float(row_l1_errors(A, A[assign]).max())
+    M, assign, err = _representatives(attention_matrix(Q, K, beta), eps * (1.0 - _MARGIN))
     arrays, scalars, program = _attention_inputs(Q, K, beta)
-    program = program + [{"out": "B", "op": "take_rows", "args": ["A", "assign"]}]
-    program += _row_l1_max_steps("A", "B")
+    program = program + [{"out": "B", "op": "take_rows", "args": ["A", "assign"]}] + _row_l1_max_steps("A", "B")
     payload = {"arrays": arrays, "scalars": scalars, "indices": {"assign": assign.tolist()},
                "program": program, "target": "err", "relation": "<=",
                "bound": encode_number(eps_bounds(eps)[0])}
     return M, payload, err
 
 
-def _pairwise_l1(A: np.ndarray) -> np.ndarray:
-    D = np.empty((A.shape[0], A.shape[0]))
-    for i in range(A.shape[0]):
-        D[i] = np.abs(A - A[i]).sum(axis=1)
-    return D
-
-
-# --------------------------------------------------------------------------
-# lower certificate
-# --------------------------------------------------------------------------
-def _greedy_lower(A: np.ndarray, eps: float) -> tuple[list[int], np.ndarray, float]:
-    """Select rows with disjoint key cores each carrying mass > (1+eps)/2."""
-    need = 0.5 * (1.0 + eps) + 1e-9
-    order_keys = np.argsort(-A, axis=1)
-    cores = []
-    for i in range(A.shape[0]):
-        cum = np.cumsum(A[i, order_keys[i]])
-        size = int(np.searchsorted(cum, need)) + 1
-        if size <= A.shape[1] and cum[size - 1] >= need:
-            cores.append((size, i, set(order_keys[i, :size].tolist())))
-    cores.sort(key=lambda c: (c[0], c[1]))
-    used: set[int] = set()
-    sel: list[int] = []
-    core_sets: list[set[int]] = []
-    for _, i, core in cores:
-        if core & used:
-            continue
-        sel.append(i)
-        core_sets.append(core)
-        used |= core
+def lower_payload(Q, K, beta, eps, sel, dec) -> dict:
+    """The payload ``||S A D - I_M||_inf < 1 - eps`` for a given selection and decoder."""
     M = len(sel)
-    dec = np.empty(A.shape[1], dtype=np.int64)
-    for c, core in enumerate(core_sets):
-        dec[list(core)] = c
-    rest = [j for j in range(A.shape[1]) if j not in used]
-    if M and rest:
-        dec[rest] = np.argmax(A[np.ix_(sel, rest)], axis=0)
-    if M == 0:
-        return sel, dec, np.inf
-    Dm = np.eye(M)[dec]
-    err = float(np.abs(A[sel] @ Dm - np.eye(M)).sum(axis=1).max())
-    return sel, dec, err
-
-
-def lower_certificate(Q, K, beta, eps) -> tuple[int, dict | None, float]:
-    """Selection/decoder lower certificate ``||S A D - I_M|| < 1 - eps``.
-
-    Returns ``(M, payload, float_error)``; ``payload`` is None when no
-    certificate with ``M >= 2`` was found (``r_eps(A) >= 1`` always holds,
-    since ``B = 0`` has error 1 > eps).
-
-    Examples
-    --------
-    >>> Q = np.eye(4)
-    >>> M, payload, err = lower_certificate(Q, Q, 6.0, 0.25)
-    >>> M, payload["relation"], check_interval_inequality(payload)["verified"]
-    (4, '<', True)
-    """
-    Q, K, beta, eps = _check_qk(Q, K, beta, eps)
-    A = attention_matrix(Q, K, beta)
-    sel, dec, err = _greedy_lower(A, eps)
-    M = len(sel)
-    if M < 2 or not err < (1.0 - eps) * (1.0 - _MARGIN):
-        return 1, None, float("inf")
     arrays, scalars, program = _attention_inputs(Q, K, beta)
     program = program + [
         {"out": "SA", "op": "take_rows", "args": ["A", "sel"]},
@@ -397,99 +480,81 @@ def lower_certificate(Q, K, beta, eps) -> tuple[int, dict | None, float]:
         {"out": "D", "op": "take_rows", "args": ["IM", "dec"]},
         {"out": "SAD", "op": "matmul", "args": ["SA", "D"]},
     ] + _row_l1_max_steps("SAD", "IM")
-    payload = {"arrays": arrays, "scalars": scalars,
-               "indices": {"sel": [int(i) for i in sel], "dec": dec.tolist()},
-               "program": program, "target": "err", "relation": "<",
-               "bound": encode_number(1 - eps_bounds(eps)[1])}
-    return M, payload, err
+    return {"arrays": arrays, "scalars": scalars,
+            "indices": {"sel": [int(i) for i in sel], "dec": [int(c) for c in dec]},
+            "program": program, "target": "err", "relation": "<",
+            "bound": encode_number(1 - eps_bounds(eps)[1])}
 
 
-def approximation_rank_certificates(Q, K, beta, eps, *, seed=0, max_rows=32, max_cols=128) -> dict:
-    """Upper and lower approximation-rank certificates for ``softmax_rows(beta Q K^T)``.
+def lower_certificate(Q, K, beta, eps) -> tuple[int, dict | None, float]:
+    """Greedy selection/decoder lower payload ``||S A D - I_M|| < 1 - eps`` on the full matrix.
+
+    Returns ``(M, payload, float_error)``; ``payload`` is None when no
+    certificate with ``M >= 2`` was found (``r_eps(A) >= 1`` always holds,
+    since ``B = 0`` has error 1 > eps).
+
+    Examples
+    --------
+    >>> M, payload, err = lower_certificate(np.eye(4), np.eye(4), 6.0, 0.25)
+    >>> M, payload["relation"], check_interval_inequality(payload)["verified"]
+    (4, '<', True)
+    """
+    Q, K, beta, eps = _check_qk(Q, K, beta, eps)
+    sel, dec, err = _lower_search(attention_matrix(Q, K, beta), eps)
+    if len(sel) < 2:
+        return 1, None, float("inf")
+    return len(sel), lower_payload(Q, K, beta, eps, sel, dec), err
+
+
+def approximation_rank_certificates(Q, K, beta, eps, *, seed=0) -> dict:
+    """Upper and lower ``interval_inequality`` payloads for the FULL matrix ``softmax_rows(beta Q K^T)``.
 
     Parameters
     ----------
     Q, K : array_like, shapes (m, d), (n, d)
-        Queries and keys (float64; every entry is taken as the exact binary64 value).
     beta : float
-        Inverse temperature (taken as its exact binary64 value).
     eps : float
-        Maximum-row-l1 error, ``0 < eps < 1``.
+        ``0 < eps < 1``.
     seed : int
-        Seed of the row subsample used when ``m > max_rows``.
-    max_rows, max_cols : int
-        Certificate size limits that keep a pure-Python interval check to a
-        few seconds.  Larger inputs are certified on a sub-instance: a random
-        subset of ``max_rows`` query rows (all keys) for the upper
-        certificates, the first ``max_rows`` rows of the greedy selection on
-        the full matrix for the lower one (valid for the whole matrix), and
-        the first ``max_cols`` keys when ``n > max_cols``; ``"rows"``,
-        ``"lower_rows"`` and ``"cols"`` record it.
-        Float ranks for the whole matrix are reported as ``*_full``.
+        Recorded in the result; the constructions are deterministic.
 
     Returns
     -------
     dict
         ``upper_svd``, ``upper_representative``, ``lower`` (payload or None),
-        ``upper_rank`` (min of the two upper certificates), ``upper_svd_rank``,
-        ``upper_representative_rank``, ``lower_rank``, float errors, the
-        sub-instance description and the seed.
+        their ranks, ``upper_rank`` (the smaller upper), float64 errors of the
+        constructions, ``shape``, ``beta``, ``eps``, ``seed``.
 
     Examples
     --------
-    >>> Q = np.eye(5)
-    >>> out = approximation_rank_certificates(Q, Q, 6.0, 0.25)
+    >>> out = approximation_rank_certificates(np.eye(5), np.eye(5), 6.0, 0.25)
     >>> out["lower_rank"], out["upper_rank"]
     (5, 5)
-    >>> approximation_rank_certificates(Q, Q, 6.0, 1.5)
+    >>> approximation_rank_certificates(np.eye(5), np.eye(5), 6.0, 1.5)
     Traceback (most recent call last):
     ...
     algebra.errors.InputError: invalid eps=1.5: expected a number in (0, 1)
     """
+    shape = [int(np.shape(Q)[0]), int(np.shape(K)[0])]
     with single_thread_blas():
-        return _approximation_rank_certificates(Q, K, beta, eps, seed, max_rows, max_cols)
-
-
-def _approximation_rank_certificates(Q, K, beta, eps, seed, max_rows, max_cols) -> dict:
-    Q, K, beta, eps = _check_qk(Q, K, beta, eps)
-    m, n = Q.shape[0], K.shape[0]
-    rng = np.random.default_rng(np.random.SeedSequence(seed))
-    rows = np.arange(m) if m <= max_rows else np.sort(rng.choice(m, size=max_rows, replace=False))
-    cols = np.arange(min(n, max_cols))
-    Qs, Ks = Q[rows], K[cols]
-    k_svd, p_svd, e_svd = upper_svd_certificate(Qs, Ks, beta, eps)
-    k_rep, p_rep, e_rep = upper_representative_certificate(Qs, Ks, beta, eps)
-    # A lower certificate on any row subset is valid for the whole matrix, so
-    # its rows are not the random subsample but the greedy selection on the
-    # full matrix (first max_rows of it).
-    lower_rows = rows
-    if len(rows) < m:
-        sel_full, _, err_full = _greedy_lower(attention_matrix(Q, K[cols], beta), eps)
-        if len(sel_full) >= 2 and err_full < (1.0 - eps) * (1.0 - _MARGIN):
-            lower_rows = np.sort(np.asarray(sel_full[:max_rows]))
-    k_low, p_low, e_low = lower_certificate(Q[lower_rows], Ks, beta, eps)
-    out = {
-        "upper_svd": p_svd, "upper_representative": p_rep, "lower": p_low,
-        "upper_rank": min(k_svd, k_rep), "upper_svd_rank": k_svd,
-        "upper_representative_rank": k_rep, "lower_rank": k_low,
-        "errors": {"upper_svd": e_svd, "upper_representative": e_rep,
-                   "lower": e_low if p_low is not None else None},
-        "shape": [m, n], "rows": rows.tolist(), "lower_rows": np.asarray(lower_rows).tolist(),
-        "cols": cols.tolist(),
-        "subsampled": bool(len(rows) < m or len(cols) < n),
-        "beta": beta, "eps": eps, "seed": seed,
-    }
-    if out["subsampled"]:
-        out["upper_svd_rank_full"] = upper_rank_float(Q, K, beta, eps, method="svd")
-        out["upper_representative_rank_full"] = upper_rank_float(Q, K, beta, eps, method="representative")
-    return out
+        k_svd, p_svd, e_svd = upper_svd_certificate(Q, K, beta, eps)
+        k_rep, p_rep, e_rep = upper_representative_certificate(Q, K, beta, eps)
+        k_low, p_low, e_low = lower_certificate(Q, K, beta, eps)
+    return {"upper_svd": p_svd, "upper_representative": p_rep, "lower": p_low,
+            "upper_rank": min(k_svd, k_rep), "upper_svd_rank": k_svd, "upper_representative_rank": k_rep,
+            "lower_rank": k_low,
+            "errors": {"upper_svd": e_svd, "upper_representative": e_rep,
+                       "lower": e_low if p_low is not None else None},
+            "shape": shape,
+            "beta": float(beta), "eps": float(eps), "seed": seed}
 
 
 def upper_rank_float(Q, K, beta, eps, *, method="svd") -> int:
-    """Float64 upper-certificate rank on the full matrix (no payload).
+    """Float64 estimate of an upper-construction rank on the full matrix (NOT certified).
 
     ``method`` is ``"svd"`` (smallest truncated-SVD rank) or
-    ``"representative"`` (greedy representative rows).
+    ``"representative"`` (greedy representative rows).  Use
+    :func:`attention_rank_certificate` for a checked bound.
 
     Examples
     --------
@@ -500,144 +565,34 @@ def upper_rank_float(Q, K, beta, eps, *, method="svd") -> int:
     A = attention_matrix(Q, K, beta)
     target = eps * (1.0 - _MARGIN)
     if method == "svd":
-        U, s, Vt = np.linalg.svd(A, full_matrices=False)
-        return _svd_first_rank(A, U, s, Vt, target)[0]
+        return _svd_factors(A, target)[0]
     if method == "representative":
-        return len(set(_greedy_cover(_pairwise_l1(A), target).tolist()))
+        return _representatives(A, target)[0]
     raise InputError("method", method, "'svd' or 'representative'")
 
 
-# --------------------------------------------------------------------------
-# our own interval check of a payload
-# --------------------------------------------------------------------------
-def _iv_number(text: str, iv):
-    f = decode_number(text)
-    if f.denominator == 1:
-        return iv.mpf(f.numerator)
-    return iv.mpf(f.numerator) / f.denominator
+def lower_rank_float(Q, K, beta, eps) -> int:
+    """``M`` of the greedy selection/decoder in float64 (NOT certified; 1 when none with M >= 2).
+
+    Examples
+    --------
+    >>> lower_rank_float(np.eye(4), np.eye(4), 6.0, 0.25), lower_rank_float(np.eye(4), np.eye(4), 0.0, 0.25)
+    (4, 1)
+    """
+    Q, K, beta, eps = _check_qk(Q, K, beta, eps)
+    return len(_lower_search(attention_matrix(Q, K, beta), eps)[0])
 
 
-def _nonzero(a) -> bool:
-    return not (a.a == 0 and a.b == 0)
+def check_interval_inequality(payload: dict) -> dict:
+    """Evaluate an ``interval_inequality`` payload with the checker's ball evaluator.
 
+    Returns ``{"verified": bool, "target": str, "bound": str, "relation": str}``;
+    verified only when the whole enclosure of the target satisfies the relation.
 
-class _IvMat:
-    __slots__ = ("rows", "shape")
-
-    def __init__(self, rows):
-        self.rows = rows
-        self.shape = (len(rows), len(rows[0]) if rows else 0)
-
-
-def _iv_eval(payload: dict, iv) -> tuple[Any, Any]:
-    env: dict[str, Any] = {}
-    if not isinstance(payload, dict):
-        raise CertificateError("payload is not a JSON object")
-    for name, arr in payload.get("arrays", {}).items():
-        shape = arr.get("shape")
-        data = arr.get("data")
-        if (not isinstance(shape, list) or len(shape) != 2
-                or not all(isinstance(s, int) and s > 0 for s in shape)):
-            raise CertificateError(f"array {name!r}: bad shape {shape!r}")
-        if shape[0] * shape[1] > _MAX_ENTRIES or len(data) != shape[0] * shape[1]:
-            raise CertificateError(f"array {name!r}: data length does not match shape")
-        vals = [_iv_number(t, iv) for t in data]
-        env[name] = _IvMat([vals[i * shape[1]:(i + 1) * shape[1]] for i in range(shape[0])])
-    for name, text in payload.get("scalars", {}).items():
-        env[name] = _IvMat([[_iv_number(text, iv)]])
-    indices = payload.get("indices", {})
-    program = payload.get("program", [])
-    if len(program) > _MAX_STEPS:
-        raise CertificateError("program too long")
-
-    def get(a):
-        if a not in env:
-            raise CertificateError(f"undefined name {a!r}")
-        return env[a]
-
-    def idx(a, bound):
-        ix = indices.get(a)
-        if not isinstance(ix, list) or not all(isinstance(i, int) and 0 <= i < bound for i in ix) or not ix:
-            raise CertificateError(f"index list {a!r} missing or out of range")
-        return ix
-
-    def same(X, Y, op):
-        if X.shape != Y.shape:
-            raise CertificateError(f"{op}: shapes {X.shape} and {Y.shape} differ")
-
-    for step in program:
-        op, args, out = step.get("op"), step.get("args", []), step.get("out")
-        if op == "identity":
-            size = int(args[0])
-            if size <= 0 or size * size > _MAX_ENTRIES:
-                raise CertificateError("identity: bad size")
-            one, zero = iv.mpf(1), iv.mpf(0)
-            res = [[one if i == j else zero for j in range(size)] for i in range(size)]
-        elif op == "transpose":
-            X = get(args[0])
-            res = [list(c) for c in zip(*X.rows)]
-        elif op == "matmul":
-            X, Y = get(args[0]), get(args[1])
-            if X.shape[1] != Y.shape[0]:
-                raise CertificateError(f"matmul: shapes {X.shape} and {Y.shape}")
-            if X.shape[0] * Y.shape[1] > _MAX_ENTRIES:
-                raise CertificateError("matmul: result too large")
-            cols = list(zip(*Y.rows))
-            # exact zeros (one-hot decoders) are skipped: they contribute exactly 0
-            res = [[iv.fsum([a * b for a, b in zip(r, c) if _nonzero(a) and _nonzero(b)] or [iv.mpf(0)])
-                    for c in cols] for r in X.rows]
-        elif op in ("add", "sub", "mul"):
-            X, Y = get(args[0]), get(args[1])
-            same(X, Y, op)
-            f = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b}[op]
-            res = [[f(a, b) for a, b in zip(r, s)] for r, s in zip(X.rows, Y.rows)]
-        elif op == "scale":
-            X, s = get(args[0]), get(args[1])
-            if s.shape != (1, 1):
-                raise CertificateError("scale: second argument is not a scalar")
-            c = s.rows[0][0]
-            res = [[a * c for a in r] for r in X.rows]
-        elif op == "exp":
-            res = [[iv.exp(a) for a in r] for r in get(args[0]).rows]
-        elif op == "abs":
-            res = [[abs(a) for a in r] for r in get(args[0]).rows]
-        elif op == "softmax_rows":
-            res = []
-            for r in get(args[0]).rows:
-                shift = max(a.b for a in r)
-                e = [iv.exp(a - shift) for a in r]
-                tot = iv.fsum(e)
-                res.append([x / tot for x in e])
-        elif op == "row_sums":
-            res = [[iv.fsum(r)] for r in get(args[0]).rows]
-        elif op in ("max_all", "min_all"):
-            flat = [a for r in get(args[0]).rows for a in r]
-            if op == "max_all":
-                res = [[iv.mpf([max(a.a for a in flat), max(a.b for a in flat)])]]
-            else:
-                res = [[iv.mpf([min(a.a for a in flat), min(a.b for a in flat)])]]
-        elif op == "take_rows":
-            X = get(args[0])
-            res = [list(X.rows[i]) for i in idx(args[1], X.shape[0])]
-        elif op == "take_cols":
-            X = get(args[0])
-            ix = idx(args[1], X.shape[1])
-            res = [[r[j] for j in ix] for r in X.rows]
-        else:
-            raise CertificateError(f"unknown op {op!r}")
-        env[out] = _IvMat(res)
-    target = get(payload.get("target"))
-    if target.shape != (1, 1):
-        raise CertificateError("target is not 1x1")
-    return target.rows[0][0], _iv_number(payload["bound"], iv)
-
-
-def check_interval_inequality(payload: dict, *, prec: int = 60) -> dict:
-    """Evaluate an ``interval_inequality`` payload in mpmath interval arithmetic.
-
-    Returns ``{"verified": bool, "target": "[lo, hi]", "bound": str, ...}``; verified
-    only when the whole enclosure of the target lies strictly on the safe
-    side of the bound.
+    Raises
+    ------
+    CertificateError
+        If the payload is malformed.
 
     Examples
     --------
@@ -649,24 +604,11 @@ def check_interval_inequality(payload: dict, *, prec: int = 60) -> dict:
     >>> p["bound"] = "1.3"; check_interval_inequality(p)["verified"]
     False
     """
-    from mpmath import iv  # lazy: only the checking route needs it
+    from algebra.checker import Reject
+    from algebra.checker.attention import evaluate_program
 
-    old = iv.prec
-    iv.prec = prec
     try:
-        value, bound = _iv_eval(payload, iv)
-        rel = payload.get("relation")
-        if rel == "<=":
-            ok = value.b <= bound.a
-        elif rel == "<":
-            ok = value.b < bound.a
-        elif rel == ">=":
-            ok = value.a >= bound.b
-        elif rel == ">":
-            ok = value.a > bound.b
-        else:
-            raise CertificateError(f"unknown relation {rel!r}")
-        return {"verified": bool(ok), "target": str(value),
-                "bound": payload["bound"], "relation": rel}
-    finally:
-        iv.prec = old
+        value, _, ok = evaluate_program(payload)
+    except Reject as exc:
+        raise CertificateError(f"malformed payload: {exc}") from None
+    return {"verified": ok, "target": str(value), "bound": payload["bound"], "relation": payload["relation"]}

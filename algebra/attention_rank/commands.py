@@ -1,10 +1,11 @@
 """``neuroalgebra attention-rank ...`` subcommands (argument parsing only).
 
-* ``attention-rank heads``   -- certificate chain on all-MiniLM-L6-v2 heads
-* ``attention-rank matrix FILE.npz`` -- the same for a user's own ``Q``, ``K``
+* ``attention-rank heads``   -- float64 diagnostics on all-MiniLM-L6-v2 heads;
+  ``--emit DIR`` writes their checked ``attention_rank`` certificates instead
+* ``attention-rank matrix FILE.npz`` -- a checked certificate for a user's own ``Q``, ``K``
 * ``attention-rank slopes``  -- temperature-exponent table of the synthetic constructions
 * ``attention-rank train``   -- lightning vs softmax training (Figure 5 reproduction)
-* ``attention-rank synthetic-certs DIR`` -- interval payloads from the constructions
+* ``attention-rank synthetic-certs DIR`` -- checked certificates of the constructions
 """
 
 from __future__ import annotations
@@ -73,33 +74,56 @@ def _sanitize(obj):
 
 # --------------------------------------------------------------------------
 def _cmd_heads(args) -> int:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if args.length is not None and not 3 <= args.length <= 512:
+        raise InputError("--length", args.length, "an integer in [3, 512]")
+    layers, heads = _ints(args.layers, "--layers"), _ints(args.heads, "--heads")
+    if args.emit:
+        return _emit_heads(args, layers, heads)
     from algebra.attention_rank.heads import head_table
 
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    if args.length < 3 or args.length > 512:
-        raise InputError("--length", args.length, "an integer in [3, 512]")
     mults = _floats(args.multipliers, "--multipliers", lo=0)
     epss = _floats(args.eps, "--eps", lo=0, hi=1)
-    if args.emit and (args.emit_multiplier not in mults or args.emit_eps not in epss):
-        raise InputError("--emit-multiplier/--emit-eps", (args.emit_multiplier, args.emit_eps),
-                         "values listed in --multipliers and --eps")
-    table = head_table(args.length, multipliers=mults, eps_list=epss,
-                       layers=_ints(args.layers, "--layers"), heads=_ints(args.heads, "--heads"),
-                       seed=args.seed, emit_dir=args.emit, emit_multiplier=args.emit_multiplier,
-                       emit_eps=args.emit_eps, progress=not args.json)
+    table = head_table(args.length or 128, multipliers=mults, eps_list=epss, layers=layers, heads=heads,
+                       progress=not args.json)
     if args.plot:
         _plot_heads(table, args.plot)
     if args.json:
         print(_dump(table))
         return 0
-    print(f"{table['model']}: {len(table['heads'])} heads, {table['length']} tokens")
+    print(f"{table['model']}: {len(table['heads'])} heads, {table['length']} tokens "
+          "(float64 estimates, not certified; certificates: --emit DIR)")
     print(f"{'mult':>5} {'eps':>5} {'med r_int':>9} {'med svd':>8} {'med rep':>8} "
           f"{'r_int<r':>8} {'rho(svd)':>9} {'rho(rep)':>9}")
     for s in table["summary"]:
-        rs, rr = s.get("spearman_r_int_upper_svd"), s.get("spearman_r_int_upper_representative")
-        print(f"{s['multiplier']:>5g} {s['eps']:>5g} {s['median_r_int']:>9g} {s['median_upper_svd']:>8g} "
-              f"{s['median_upper_representative']:>8g} {s['fraction_r_int_below_r_exact']:>8.3f} "
+        rs, rr = s.get("spearman_r_int_upper_svd_float"), s.get("spearman_r_int_upper_representative_float")
+        print(f"{s['multiplier']:>5g} {s['eps']:>5g} {s['median_r_int']:>9g} {s['median_upper_svd_float']:>8g} "
+              f"{s['median_upper_representative_float']:>8g} {s['fraction_r_int_below_r_exact']:>8.3f} "
               f"{'-' if rs is None else f'{rs:.3f}':>9} {'-' if rr is None else f'{rr:.3f}':>9}")
+    return 0
+
+
+def _emit_heads(args, layers, heads) -> int:
+    from algebra.attention_rank.head_certificates import (
+        DEFAULT_LENGTH,
+        emit_head_certificates,
+        index_entries,
+        write_index,
+    )
+
+    mult = _floats(args.emit_multiplier, "--emit-multiplier", lo=0)
+    eps = _floats(args.emit_eps, "--emit-eps", lo=0, hi=1)
+    if len(mult) != 1 or len(eps) != 1:
+        raise InputError("--emit-multiplier/--emit-eps", (args.emit_multiplier, args.emit_eps), "one number each")
+    entries = emit_head_certificates(args.emit, length=args.length or DEFAULT_LENGTH, multiplier=mult[0],
+                                     eps=eps[0], layers=layers, heads=heads, progress=not args.json)
+    write_index(args.emit, index_entries(args.emit))  # every file of the directory, re-checked
+    if args.json:
+        print(_dump(entries))
+        return 0
+    for e in entries:
+        print(f"{e['file']:<22} {e['proven']}")
+    print(f"{len(entries)} certificates written to {args.emit} and checked; INDEX.md updated")
     return 0
 
 
@@ -110,14 +134,14 @@ def _plot_heads(table, path):
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-    for ax, key in zip(axes, ("upper_svd", "upper_representative")):
+    for ax, key in zip(axes, ("upper_svd_float", "upper_representative_float")):
         for s0 in table["summary"]:
             m, e = s0["multiplier"], s0["eps"]
             cells = [s for h in table["heads"] for s in h["settings"]
                      if s["multiplier"] == m and s["eps"] == e]
             ax.scatter([s["r_int"] for s in cells], [s[key] for s in cells], s=8, label=f"m={m:g}, eps={e:g}")
         ax.set_xlabel("r_int^SVD(eps/3)")
-        ax.set_ylabel(f"{key} certificate rank")
+        ax.set_ylabel(f"{key} rank (float64 estimate)")
     axes[0].legend(fontsize=6)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -125,8 +149,9 @@ def _plot_heads(table, path):
 
 
 def _cmd_matrix(args) -> int:
-    from algebra.attention_rank.certificates import approximation_rank_certificates, check_interval_inequality
+    from algebra.attention_rank.certificates import attention_rank_certificate, certified_range, exact_eps
     from algebra.attention_rank.geometry import InteractionChain, exact_visible_dimension
+    from algebra.certify.canonical import canonical_bytes, write_atomic
 
     path = Path(args.file)
     try:
@@ -140,33 +165,27 @@ def _cmd_matrix(args) -> int:
         raise InputError("FILE", f"Q{Q.shape}, K{K.shape}", "nonempty Q (m, d) and K (n, d)")
     if not (math.isfinite(args.beta) and args.beta >= 0):
         raise InputError("--beta", args.beta, "a finite number >= 0")
-    if not 0 < args.eps < 1:
-        raise InputError("--eps", args.eps, "a number in (0, 1)")
+    eps = exact_eps(args.eps)
     chain = InteractionChain(Q, K)
-    cert = approximation_rank_certificates(Q, K, args.beta, args.eps, seed=args.seed)
+    cert = attention_rank_certificate(Q, K, args.beta, eps, source={"file": path.name})
+    lo, hi = certified_range(cert)
     out = {"file": str(path), "shape": {"Q": list(Q.shape), "K": list(K.shape)},
-           "beta": args.beta, "eps": args.eps, "r_exact": exact_visible_dimension(Q, K),
-           "chain": chain.chain(args.beta, args.eps),
-           **{k: v for k, v in cert.items() if k not in ("upper_svd", "upper_representative", "lower")}}
-    if args.check:
-        out["checked"] = {k: (check_interval_inequality(cert[k])["verified"] if cert[k] is not None else None)
-                          for k in ("upper_svd", "upper_representative", "lower")}
-    if args.emit:
-        Path(args.emit).write_text(json.dumps(cert, default=_json_default))
-        out["emitted"] = args.emit
+           "beta": args.beta, "eps": str(eps), "r_exact": exact_visible_dimension(Q, K),
+           "chain": chain.chain(args.beta, float(eps)), "certified": {"lower": lo, "upper": hi},
+           "claim": cert["claim"]["text"]}
+    if args.certificate:
+        write_atomic(args.certificate, canonical_bytes(cert) + b"\n")
+        out["certificate"] = args.certificate
     if args.json:
         print(_dump(out))
-    else:
-        c = out["chain"]
-        print(f"Q {Q.shape}, K {K.shape}, beta={args.beta:g}, eps={args.eps:g}")
-        print(f"visible dimension (exact) {out['r_exact']}, r_int^SVD(eps/3) {c['r_int']}, "
-              f"tau_width {c['tau_width']:.3g}, Gamma_r {c['Gamma_r']:.4g}, log S_r {c['log_S_r']:.4g}")
-        print(f"upper: svd {out['upper_svd_rank']}, representative {out['upper_representative_rank']}; "
-              f"lower {out['lower_rank']}" + (" (row subsample)" if out["subsampled"] else ""))
-        if args.check:
-            print("interval check: " + ", ".join(f"{k}={v}" for k, v in out["checked"].items()))
-    if args.check and any(v is False for v in out["checked"].values()):
-        return 1
+        return 0
+    c = out["chain"]
+    print(f"Q {Q.shape}, K {K.shape}, beta={args.beta:g}, eps={eps}")
+    print(f"visible dimension (exact) {out['r_exact']}; float64 diagnostics: r_int^SVD(eps/3) {c['r_int']}, "
+          f"tau_width {c['tau_width']:.3g}, Gamma_r {c['Gamma_r']:.4g}, log S_r {c['log_S_r']:.4g}")
+    print(f"certified (checked by the independent checker): {lo} <= r_eps <= {hi}")
+    if args.certificate:
+        print(f"certificate written to {args.certificate} (re-check: python -m algebra.checker {args.certificate})")
     return 0
 
 
@@ -212,42 +231,38 @@ def _cmd_train(args) -> int:
 
 
 def _cmd_synthetic(args) -> int:
-    from algebra.attention_rank.certificates import check_interval_inequality
+    from algebra.attention_rank.certificates import certified_range
     from algebra.attention_rank.constructions import (
         cell_width,
         interaction_instance,
         sphere_certificate,
         uniform_cell_payload,
     )
+    from algebra.certify.canonical import canonical_bytes, write_atomic
+    from algebra.certify.emit import interval_certificate
 
     if not 0 < args.eps < 1:
         raise InputError("--eps", args.eps, "a number in (0, 1)")
     out_dir = Path(args.directory)
-    out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for d in (1, 2, 3, 4):
         for c in (1, 2):
             L = cell_width(d, args.eps, c=c)
-            p = uniform_cell_payload(d, L, args.eps, c=c)
-            name = f"cell_lemma_d{d}_c{c}.json"
-            (out_dir / name).write_text(json.dumps({"d": d, "L": L, "multiplicity_ratio": c,
-                                                    "eps": args.eps, "payload": p}))
-            written.append((name, "lower (lemma)", None, check_interval_inequality(p)["verified"] if args.check else None))
+            text = (f"uniform cell lemma (Sui & Zhang, Appendix E) for d={d}, L={L}, multiplicity ratio {c}, "
+                    f"eps={args.eps:g}: (1 - eps) theta_c^d - c (1 + eps) (theta^d - theta_c^d) > 0")
+            cert = interval_certificate(uniform_cell_payload(d, L, args.eps, c=c), text=text).certificate
+            written.append((f"cell_lemma_d{d}_c{c}.json", cert, "lemma > 0"))
     for d, beta in ((2, 400.0), (3, 60.0)):
-        cert = sphere_certificate(d, beta, args.eps, seed=args.seed, max_M=48)
-        name = f"sphere_d{d}_beta{beta:g}.json"
-        (out_dir / name).write_text(json.dumps(cert))
-        written.append((name, "lower", cert["M"],
-                        check_interval_inequality(cert["payload"])["verified"] if args.check else None))
+        cert = sphere_certificate(d, beta, args.eps, seed=args.seed, max_M=48)["certificate"]
+        written.append((f"sphere_d{d}_beta{beta:g}.json", cert, f"r_eps >= {certified_range(cert)[0]}"))
     for r, s in ((1, 40), (2, 15), (3, 18)):
-        inst = interaction_instance(r, s, args.eps)
-        name = f"interaction_r{r}_beta{s * s}.json"
-        (out_dir / name).write_text(json.dumps({"r": r, "beta": s * s, "M": inst["M"], "payload": inst["payload"]}))
-        written.append((name, "lower", inst["M"],
-                        check_interval_inequality(inst["payload"])["verified"] if args.check else None))
-    for name, kind, M, ok in written:
-        print(f"{name:<32} {kind:<14} M={'-' if M is None else M:<4} verified={ok}")
-    return 1 if args.check and any(ok is False for *_, ok in written) else 0
+        cert = interaction_instance(r, s, args.eps)["certificate"]
+        written.append((f"interaction_r{r}_beta{s * s}.json", cert, f"r_eps >= {certified_range(cert)[0]}"))
+    for name, cert, what in written:
+        write_atomic(out_dir / name, canonical_bytes(cert) + b"\n")
+        print(f"{name:<32} {cert['kind']:<20} {what}")
+    print(f"{len(written)} certificates written and checked; re-check: python -m algebra.checker {out_dir}")
+    return 0
 
 
 def register(subparsers) -> None:
@@ -257,27 +272,27 @@ def register(subparsers) -> None:
     sub = p.add_subparsers(dest="attention_command", metavar="SUBCOMMAND")
     p.set_defaults(handler=lambda args: (p.print_help(), 2)[1])
 
-    h = sub.add_parser("heads", help="certificate chain on the all-MiniLM-L6-v2 heads (offline package)")
-    h.add_argument("--length", type=int, default=128)
+    h = sub.add_parser("heads", help="all-MiniLM-L6-v2 heads: float64 diagnostics, or --emit certificates")
+    h.add_argument("--length", type=int, default=None,
+                   help="tokens of the fixed text (default 128 for the table, 64 for --emit)")
     h.add_argument("--multipliers", default="0.5,0.75,1,1.5,2")
     h.add_argument("--eps", default="0.15,0.25,0.35")
     h.add_argument("--layers", default=None, help="comma-separated layer indices (default all)")
     h.add_argument("--heads", default=None, help="comma-separated head indices (default all)")
-    h.add_argument("--emit", default=None, metavar="DIR", help="write interval payloads per head here")
-    h.add_argument("--emit-multiplier", type=float, default=1.0)
-    h.add_argument("--emit-eps", type=float, default=0.25)
+    h.add_argument("--emit", default=None, metavar="DIR",
+                   help="write one checked attention_rank certificate per head and INDEX.md here")
+    h.add_argument("--emit-multiplier", default="1")
+    h.add_argument("--emit-eps", default="0.25")
     h.add_argument("--plot", default=None, metavar="FILE.png")
-    h.add_argument("--seed", type=int, default=0)
     h.add_argument("--json", action="store_true")
     h.set_defaults(handler=_cmd_heads)
 
-    m = sub.add_parser("matrix", help="certificates for your own Q, K (an .npz with arrays Q and K)")
+    m = sub.add_parser("matrix", help="a checked approximation-rank certificate for your own Q, K (.npz)")
     m.add_argument("file", metavar="FILE.npz")
     m.add_argument("--beta", type=float, default=1.0)
     m.add_argument("--eps", type=float, default=0.25)
-    m.add_argument("--seed", type=int, default=0)
-    m.add_argument("--check", action="store_true", help="verify the payloads with mpmath intervals")
-    m.add_argument("--emit", default=None, metavar="FILE.json")
+    m.add_argument("--certificate", default=None, metavar="FILE.json",
+                   help="write the attention_rank certificate (re-check with python -m algebra.checker)")
     m.add_argument("--json", action="store_true")
     m.set_defaults(handler=_cmd_matrix)
 
@@ -299,9 +314,8 @@ def register(subparsers) -> None:
     t.add_argument("--json", action="store_true")
     t.set_defaults(handler=_cmd_train)
 
-    c = sub.add_parser("synthetic-certs", help="write interval payloads of the synthetic constructions")
+    c = sub.add_parser("synthetic-certs", help="write checked certificates of the synthetic constructions")
     c.add_argument("directory", metavar="DIR")
     c.add_argument("--eps", type=float, default=0.25)
     c.add_argument("--seed", type=int, default=0)
-    c.add_argument("--check", action="store_true")
     c.set_defaults(handler=_cmd_synthetic)

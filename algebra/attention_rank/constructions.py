@@ -41,6 +41,8 @@ import numpy as np
 
 from algebra.errors import InputError
 from algebra.attention_rank.certificates import (
+    attention_rank_certificate,
+    certified_range,
     check_interval_inequality,
     encode_number,
     eps_bounds,
@@ -151,9 +153,10 @@ def sphere_construction(d: int, beta: float, eps: float, *, seed: int = 0, patie
     ``||A - I||_{inf->inf} <= 2 delta / (1 + delta) < 1 - eps``, so
     ``r_eps(A) >= M``.  The energies are float64 sums; the threshold leaves a
     10% slack below ``(1 - eps)/(1 + eps)``, many orders above their rounding
-    error (relative ~1e-12 at these sizes).  Interval payloads on exact
-    rational sphere points come from :func:`sphere_certificate` (up to 48
-    centres, a subset of a valid centre set being valid).
+    error (relative ~1e-12 at these sizes); it is evidence, not a proof.
+    Checked ``attention_rank`` certificates on exact rational sphere points
+    come from :func:`sphere_certificate` (up to 48 centres, a subset of a
+    valid centre set being valid).
 
     Examples
     --------
@@ -221,40 +224,25 @@ def rational_sphere_points(X, *, denominator: int = 2**20) -> list[list[Fraction
 
 
 def sphere_certificate(d: int, beta: float, eps: float, *, seed: int = 0, max_M: int = 48) -> dict:
-    """Interval lower certificate ``||A - I|| < 1 - eps`` on exact sphere points.
+    """Checked lower certificate ``r_eps >= M`` on exact rational sphere points (``Q = K = P``).
 
     Uses at most ``max_M`` centres of :func:`sphere_construction` (a subset of
-    a valid centre set is valid), moved to exact rational points of the sphere.
+    a valid centre set is valid), moved to exact rational points of the
+    sphere; selection = all rows, decoder = identity, so the checker proves
+    ``||A - I||_inf + eps < 1`` for the ``M x M`` matrix it rebuilds.
+
+    Examples
+    --------
+    >>> out = sphere_certificate(2, 400.0, 0.25, max_M=12)
+    >>> out["M"], certified_range(out["certificate"])
+    (12, (12, None))
     """
     out = sphere_construction(d, beta, eps, seed=seed)
     P = rational_sphere_points(out["points"][:max_M])
     M = len(P)
-    payload = _explicit_lower_payload(P, P, beta, eps, list(range(M)), list(range(M)), M)
-    return {"M": M, "payload": payload, "d": d, "beta": beta, "eps": eps, "seed": seed}
-
-
-def _explicit_lower_payload(Q, K, beta, eps, sel, dec, M) -> dict:
-    def arr(rows):
-        return {"shape": [len(rows), len(rows[0])],
-                "data": [encode_number(v) for r in rows for v in r]}
-
-    prog = [
-        {"out": "KT", "op": "transpose", "args": ["K"]},
-        {"out": "S", "op": "matmul", "args": ["Q", "KT"]},
-        {"out": "Sb", "op": "scale", "args": ["S", "beta"]},
-        {"out": "A", "op": "softmax_rows", "args": ["Sb"]},
-        {"out": "SA", "op": "take_rows", "args": ["A", "sel"]},
-        {"out": "IM", "op": "identity", "args": [str(M)]},
-        {"out": "D", "op": "take_rows", "args": ["IM", "dec"]},
-        {"out": "SAD", "op": "matmul", "args": ["SA", "D"]},
-        {"out": "E", "op": "sub", "args": ["SAD", "IM"]},
-        {"out": "Eabs", "op": "abs", "args": ["E"]},
-        {"out": "rows", "op": "row_sums", "args": ["Eabs"]},
-        {"out": "err", "op": "max_all", "args": ["rows"]},
-    ]
-    return {"arrays": {"Q": arr(Q), "K": arr(K)}, "scalars": {"beta": encode_number(beta)},
-            "indices": {"sel": list(sel), "dec": list(dec)}, "program": prog,
-            "target": "err", "relation": "<", "bound": encode_number(1 - eps_bounds(eps)[1])}
+    cert = attention_rank_certificate(P, P, float(beta), eps, bounds="lower", lower=(range(M), range(M)),
+                                      source={"construction": "sphere (Appendix D)", "d": d, "seed": seed})
+    return {"M": M, "certificate": cert, "d": d, "beta": beta, "eps": eps, "seed": seed}
 
 
 # --------------------------------------------------------------------------
@@ -325,13 +313,15 @@ def interaction_instance(r: int, s: int, eps: float) -> dict:
     Returns ``Q``, ``K`` (lists of Fractions; queries padded to ``N`` rows with the
     centre message ``q_0``),
     ``sel`` (message rows), ``dec`` (decoder: key -> message), ``M``, and the
-    explicit lower payload.
+    checked ``attention_rank`` certificate ``r_eps >= M`` for the ``M x N``
+    matrix of the message rows (a lower bound for a row subset is one for the
+    padded square matrix).
 
     Examples
     --------
     >>> inst = interaction_instance(1, 14, 0.25)
-    >>> inst["M"], len(inst["K"]), check_interval_inequality(inst["payload"])["verified"]
-    (3, 15, True)
+    >>> inst["M"], len(inst["K"]), certified_range(inst["certificate"])
+    (3, 15, (3, None))
     """
     _check_eps(eps)
     beta = s * s
@@ -351,11 +341,10 @@ def interaction_instance(r: int, s: int, eps: float) -> dict:
         v = np.clip(np.floor(u / L + 0.5).astype(int), -vmax, vmax)
         dec.append(int(np.ravel_multi_index(tuple(v + vmax), (2 * vmax + 1,) * r)))
     sel = list(range(M))
-    # The payload carries only the M message rows: a lower bound for a row
-    # subset is a lower bound for the padded square matrix.
-    payload = _explicit_lower_payload(msgs, K, beta, eps, sel, dec, M)
+    cert = attention_rank_certificate(msgs, K, beta, eps, bounds="lower", lower=(sel, dec),
+                                      source={"construction": "interaction exponent (Theorem E.3)", "r": r})
     return {"r": r, "beta": beta, "Q": Q, "K": K, "sel": sel, "dec": dec, "M": M, "L": L,
-            "payload": payload}
+            "certificate": cert}
 
 
 # --------------------------------------------------------------------------
@@ -422,22 +411,22 @@ def slope_table(eps: float = 0.25, *, seed: int = 0, fast: bool = False, progres
         fit = fit_slope(betas, Ms)
         rows.append({"construction": "sphere", "d": d, "theory": THEORY["sphere"](d),
                      "beta": betas.tolist(), "M": Ms, "seeds": seeds,
-                     "certified_by": "float64 energy condition (D.3) with 10% slack; "
-                                     "interval payloads via sphere_certificate (<= 48 centres)", **fit})
+                     "evidence": "float64 energy condition (D.3) with 10% slack (not a proof); "
+                                 "checked certificates via sphere_certificate (<= 48 centres)", **fit})
     for d in (1, 2, 3, 4):
         betas = _grid(1e3 * 4**d, 1e7 * 4**d, 40)
         Ms = [ball_construction(d, b, eps)["M"] for b in betas]
         big = ball_construction(d, float(betas[-1]), eps)
         rows.append({"construction": "ball", "d": d, "theory": THEORY["ball"](d),
                      "beta": betas.tolist(), "M": Ms, "log10_tokens_max": big["log10_tokens"],
-                     "certified_by": f"exact count + uniform cell lemma (d={d}, L={big['L']}, c=2)",
+                     "evidence": f"exact count + uniform cell lemma (d={d}, L={big['L']}, c=2)",
                      **fit_slope(betas, Ms)})
     for r in (1, 2, 3):
         betas = _grid(1e3 * 4**r, 1e7 * 4**r, 40)
         Ms = [interaction_construction(r, b, eps)["M"] for b in betas]
         rows.append({"construction": "interaction", "d": r, "theory": THEORY["interaction"](r),
                      "beta": betas.tolist(), "M": Ms,
-                     "certified_by": f"exact count + uniform cell lemma (d={r}, L={cell_width(r, eps)}, c=1)",
+                     "evidence": f"exact count + uniform cell lemma (d={r}, L={cell_width(r, eps)}, c=1)",
                      **fit_slope(betas, Ms)})
     return {"eps": eps, "seed": seed, "fast": fast, "rows": rows}
 
@@ -460,7 +449,7 @@ def plot_slopes(table: dict, path) -> str:
             ax.loglog(b, np.exp(row["intercept"]) * b ** row["theory"], "--", color=line.get_color(), lw=1)
         ax.set_title(kind)
         ax.set_xlabel("beta")
-        ax.set_ylabel("certified M")
+        ax.set_ylabel("M (construction size)")
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=7)
     fig.tight_layout()

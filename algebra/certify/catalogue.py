@@ -3,10 +3,14 @@
 Claims are data (:class:`~algebra.geometry.claims.DimensionClaim` for
 dimension statements, :class:`FormulaClaim` for learning-coefficient closed
 forms, :class:`IntervalClaim` for approximation-rank inequalities): what a
-paper says and where.  Nothing here stores a computed value: the verdict
-(``confirmed`` / ``refuted`` / ``out of reach``) is computed by
+paper says and where, and :class:`~algebra.geometry.claims.LambdaClaim` for
+learning coefficients a paper states outright (with their hypotheses).
+Nothing here stores a computed value: the verdict is computed by
 :func:`run_catalogue`, which writes one certificate per claim plus
-``INDEX.md`` and ``index.json``.
+``INDEX.md`` and ``index.json``.  Verdicts: ``confirmed`` (the claim holds as
+stated), ``refuted`` (false under its own hypotheses), ``hypothesis fails``
+(a stated hypothesis is certified false for the instance, so the claim does
+not apply; the entry says which and the true value), ``out of reach``.
 
 Sources (``../shared/papers/``):
 
@@ -17,7 +21,10 @@ Sources (``../shared/papers/``):
   single token: the symmetric part has rank ``<= min(2a, d)``), and the
   rank-``a`` multi-token count of Appendix D.1.
 * ``grokking-basin-selection-llc``: Corollary 4.2 / G.10 (quadratic networks
-  ``(d, p, K)``, assumed non-defective: ``dim = min(K(p+d-1), p d(d+1)/2)``),
+  ``(d, p, K)``, assumed non-defective: ``dim = min(K(p+d-1), p d(d+1)/2)``;
+  a certified defect makes the verdict ``hypothesis fails``), Corollaries 5.3
+  and 5.4 (learning coefficients of modular addition, checked on the
+  data-restricted map at small ``p``, ``K``),
   Theorem G.1 (bias, ``K >= d``: ``(d+1)(d+2)/2``), Theorem G.2 and Example
   G.4 (bias, ``K < d``: ``K(2d-K+1)/2 + K + 1``).
 * ``symmetries-singularities-graph-attention-llc``: Theorem 1 (rank
@@ -38,8 +45,9 @@ from pathlib import Path
 import numpy as np
 
 from algebra.certify.canonical import render, write_atomic
+from algebra.certify.emit import VERDICTS
 from algebra.errors import AlgebraError, ResourceError
-from algebra.geometry.claims import DimensionClaim
+from algebra.geometry.claims import DimensionClaim, LambdaClaim, grokking_lambda_claims
 
 __all__ = ["FormulaClaim", "IntervalClaim", "claims", "run_catalogue", "PAPERS", "MAX_WORK"]
 
@@ -139,7 +147,7 @@ def _grokking(fast: bool) -> list:
             f"grokking-cor42-d{d}-p{p}-K{K}", GROKKING, "Corollary 4.2 / G.10",
             f"quadratic network (d, p, K) = ({d}, {p}, {K}), assumed non-defective: "
             "dim = min(K(p+d-1), p d(d+1)/2)",
-            quadratic_network(d, p, K), expected, group="quadratic"))
+            quadratic_network(d, p, K), expected, group="quadratic", assumes_nondefective=True))
     grid = [(2, 2)] if fast else [(2, 2), (2, 3), (3, 3), (3, 4), (4, 4)]
     for d, K in grid:
         out.append(DimensionClaim(
@@ -292,7 +300,7 @@ def claims(fast: bool = False) -> list:
     >>> "grokking-cor42-d4-p3-K5" in ids and len(ids) == len(set(ids))
     True
     """
-    out = _proximity(fast) + _grokking(fast) + _graph(fast) + _softmax(fast)
+    out = _proximity(fast) + _grokking(fast) + grokking_lambda_claims(fast) + _graph(fast) + _softmax(fast)
     seen = {c.id for c in out}
     for c in _external(fast):
         if c.id not in seen:
@@ -312,33 +320,80 @@ def _work(model) -> int:
     return rows * model.parameter_count
 
 
-def _certify_one(claim, seed: int):
-    from algebra.certify.emit import dimension_certificate, formula_certificate, interval_certificate
+def _judge_lambda(claim, emitted) -> tuple:
+    """``(verdict, note, hypotheses)`` of a :class:`LambdaClaim`: hypotheses first, then the value."""
+    from algebra.certify.emit import checker_spec, dimension_certificate
+    from algebra.checker import kernel
+
+    checked, failed = [], []
+    for h in claim.hypotheses:
+        holds, detail = h.holds, ""
+        if h.nondefective is not None:
+            e = dimension_certificate(h.nondefective)
+            expected = kernel.expected_count(kernel.Model(checker_spec(h.nondefective)))
+            holds = e.lower == e.upper == expected
+            detail = f"certified dimension {e.lower}" + ("" if e.lower == e.upper else f"..{e.upper}") + \
+                f", expected count {expected}"
+        checked.append({"hypothesis": h.text, "holds": holds, **({"detail": detail} if detail else {})})
+        if not holds:
+            failed.append(h.text + (f" ({detail})" if detail else ""))
+    lam = emitted.certificate["claim"]["value"]
+    if failed:
+        return "hypothesis fails", f"hypothesis fails: {'; '.join(failed)}; the true lambda is {lam}", checked
+    if emitted.certificate["claim"]["agrees"]:
+        return "confirmed", "", checked
+    return "refuted", f"the hypotheses hold and the certified lambda is {lam}", checked
+
+
+def _stated_text(stated: dict) -> str:
+    if "lambda" in stated:
+        return f"lambda = {stated['lambda']}" + (f", m = {stated['multiplicity']}" if "multiplicity" in stated else "")
+    return f"{stated['lower']} <= lambda <= {stated['upper']}"
+
+
+def _certify_one(claim, seed: int) -> tuple:
+    """``(emitted or None, reason when None, index fields)`` for one claim."""
+    from algebra.certify.emit import dimension_certificate, formula_certificate, interval_certificate, rlct_certificate
 
     src = {"id": claim.id, "paper": claim.paper, "location": claim.location, "statement": claim.statement}
     if isinstance(claim, FormulaClaim):
-        e = formula_certificate(claim.formula, *claim.args, text=claim.statement, source=src)
-        return e, None
+        e = formula_certificate(claim.formula, *claim.args, source=src)
+        f = e.certificate["formula"]
+        fields = {"says": _stated_text(f["stated"]) + f" ({f['stated']['where']})",
+                  "proven": f"lambda = {f['lambda']}, m = {f['multiplicity']} ({e.certificate['claim']['route']})"}
+        return e, None, fields
+    if isinstance(claim, LambdaClaim):
+        if _work(claim.model) > MAX_WORK:
+            return None, f"Jacobian of about {_work(claim.model):,} entries exceeds the catalogue budget of {MAX_WORK:,}", {}
+        e = rlct_certificate(claim.model, stated=claim.stated, seed=seed, source=src)
+        verdict, note, hyps = _judge_lambda(claim, e)
+        e = type(e)(e.certificate, e.kind, e.lower, e.upper, verdict, e.reason, note)
+        fields = {"says": _stated_text(e.certificate["formula"]["stated"]), "hypotheses": hyps,
+                  "proven": f"lambda = {e.certificate['claim']['value']} (certified rank {e.lower} / 2)"}
+        return e, None, fields
     if isinstance(claim, IntervalClaim):
         from algebra.attention_rank.certificates import approximation_rank_certificates
 
         res = approximation_rank_certificates(np.array(claim.Q), np.array(claim.K), claim.beta, claim.eps, seed=seed)
         payload = res[claim.which]
         if payload is None:
-            return None, f"no {claim.which} certificate was found for this instance"
+            return None, f"no {claim.which} certificate was found for this instance", {}
         rank = res[f"{claim.which}_rank"]
         sign = ">=" if claim.which == "lower" else "<="
         text = f"{claim.statement}: the {claim.which} certificate shows r_eps {sign} {rank}"
         e = interval_certificate(payload, text=text, source=src)
         expected = len(claim.Q) if claim.which == "lower" else 1
         verdict = "confirmed" if rank == expected else "out of reach"
-        return type(e)(e.certificate, e.kind, rank if sign == ">=" else None, rank if sign == "<=" else None,
-                       verdict, e.reason), None
+        e = type(e)(e.certificate, e.kind, rank if sign == ">=" else None, rank if sign == "<=" else None, verdict, e.reason)
+        return e, None, {"says": "see claim", "proven": f"r_eps {sign} {rank}"}
     if _work(claim.model) > MAX_WORK:
-        return None, f"Jacobian of about {_work(claim.model):,} entries exceeds the catalogue budget of {MAX_WORK:,}"
-    subject = None if claim.model.family != "polynomial" else f"the polynomial map of claim {claim.id} (see source)"
-    return dimension_certificate(claim.model, text=subject, claimed=claim.claimed, relation=claim.relation,
-                                 seed=seed, source=src), None
+        return None, f"Jacobian of about {_work(claim.model):,} entries exceeds the catalogue budget of {MAX_WORK:,}", {}
+    e = dimension_certificate(claim.model, claimed=claim.claimed, relation=claim.relation, seed=seed, source=src,
+                              assumes_nondefective=claim.assumes_nondefective)
+    proven = f"dim = {e.lower}" if e.lower == e.upper else f"dim >= {e.lower}"
+    fields = {"says": f"dim {claim.relation} {claim.claimed}", "proven": proven, "claimed": claim.claimed,
+              "relation": claim.relation, "proven_lower": e.lower, "proven_upper": e.upper}
+    return e, None, fields
 
 
 def run_catalogue(out_dir="certificates", *, fast: bool = False, seed: int = 0, progress: bool = True) -> list:
@@ -360,9 +415,9 @@ def run_catalogue(out_dir="certificates", *, fast: bool = False, seed: int = 0, 
         if getattr(claim, "notes", None):
             entry["notes"] = json.loads(json.dumps(claim.notes, default=str))
         try:
-            emitted, why = _certify_one(claim, seed)
+            emitted, why, fields = _certify_one(claim, seed)
         except (AlgebraError, ResourceError) as exc:
-            emitted, why = None, f"{type(exc).__name__}: {exc}"
+            emitted, why, fields = None, f"{type(exc).__name__}: {exc}", {}
         if emitted is None:
             entry.update(verdict="out of reach", reason=why, file=None)
             stale = out_dir / f"{claim.id}.json"
@@ -371,14 +426,10 @@ def run_catalogue(out_dir="certificates", *, fast: bool = False, seed: int = 0, 
         else:
             cert = emitted.certificate
             write_atomic(out_dir / f"{claim.id}.json", render(cert))
-            entry.update(verdict=emitted.verdict, kind=emitted.kind, file=f"{claim.id}.json", sha256=cert["sha256"])
-            if hasattr(claim, "claimed"):
-                entry.update(claimed=claim.claimed, relation=claim.relation, proven_lower=emitted.lower,
-                             proven_upper=emitted.upper)
-            elif emitted.kind == "formula":
-                entry.update(value=cert["formula"]["lambda"], multiplicity=cert["formula"]["multiplicity"])
-            elif emitted.kind == "interval_inequality":
-                entry.update(proven=f"r_eps >= {emitted.lower}" if emitted.lower is not None else f"r_eps <= {emitted.upper}")
+            entry.update(verdict=emitted.verdict, kind=emitted.kind, file=f"{claim.id}.json", sha256=cert["sha256"],
+                         **fields)
+            if emitted.note:
+                entry["note"] = emitted.note
         entry["seconds"] = round(time.perf_counter() - t0, 3)
         entries.append(entry)
     if not fast:
@@ -409,15 +460,20 @@ def write_index(out_dir, entries: list, *, fast: bool = False) -> None:
     index = {"tool": {"name": "neuroalgebra", "version": __version__}, "subset": "fast" if fast else "full",
              "claims": stable}
     write_atomic(out_dir / "index.json", (json.dumps(index, sort_keys=True, indent=1) + "\n").encode())
-    counts = {v: sum(e["verdict"] == v for e in entries) for v in ("confirmed", "refuted", "out of reach")}
+    counts = {v: sum(e["verdict"] == v for e in entries) for v in VERDICTS}
     lines = [
         "# Certificate index",
         "",
         "Generated by `neuroalgebra certify`" + (" --fast" if fast else "") + "; re-check every file with "
         "`neuroalgebra verify certificates/` (or `python -m algebra.checker certificates/`).",
         "",
-        f"{len(entries)} claims: {counts['confirmed']} confirmed, {counts['refuted']} refuted, "
-        f"{counts['out of reach']} out of reach.",
+        f"{len(entries)} claims: " + ", ".join(f"{counts[v]} {v}" for v in VERDICTS) + ".",
+        "",
+        "Verdicts: **confirmed** -- the claim holds as stated; **refuted** -- false under its own hypotheses; "
+        "**hypothesis fails** -- a hypothesis the paper states is certified false for this instance, so the claim "
+        "does not apply (the row says which, and the true value); **out of reach** -- not decided within the budget. "
+        "Each certificate proves the *proven* column; the *paper says* column and the source are what the paper "
+        "states (informational, not checked).",
         "",
     ]
     for paper in PAPERS + tuple(sorted({e["paper"] for e in entries} - set(PAPERS))):
@@ -427,21 +483,10 @@ def write_index(out_dir, entries: list, *, fast: bool = False) -> None:
         lines += [f"## {paper}", "", "| claim | location | paper says | proven | verdict | certificate |",
                   "|---|---|---|---|---|---|"]
         for e in rows:
-            if "claimed" in e:
-                says = f"dim {e['relation']} {e['claimed']}"
-            else:
-                says = {"formula": "closed form for (lambda, m)", "interval_inequality": "see claim"}.get(e.get("kind"), "")
-            if "proven_lower" in e:
-                lo, hi = e["proven_lower"], e["proven_upper"]
-                proven = f"dim = {lo}" if lo == hi else f"dim >= {lo}"
-            elif e.get("kind") == "formula":
-                proven = f"lambda = {e['value']}, m = {e['multiplicity']}"
-            elif "proven" in e:
-                proven = e["proven"]
-            else:
-                proven = e.get("reason", "") if e["verdict"] == "out of reach" else e.get("kind", "")
+            says, proven = e.get("says", ""), e.get("proven") or e.get("reason", "")
+            verdict = f"**{e['verdict']}**" + (f" ({e['note']})" if e.get("note") else "")
             link = f"[{e['file']}]({e['file']})" if e.get("file") else "-"
-            statement = e["statement"].replace("|", "\\|")
-            lines.append(f"| {statement} | {e['location']} | {says} | {proven} | **{e['verdict']}** | {link} |")
+            cells = [e["statement"], e["location"], says, proven, verdict, link]
+            lines.append("| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |")
         lines.append("")
     write_atomic(out_dir / "INDEX.md", "\n".join(lines).encode())

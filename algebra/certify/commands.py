@@ -79,8 +79,8 @@ def _certify(args) -> int:
         counts[e["verdict"]] = counts.get(e["verdict"], 0) + 1
     for e in entries:
         if e["verdict"] != "confirmed":
-            extra = e.get("reason") or f"proven dim {e.get('proven_lower')}, paper {e.get('relation')} {e.get('claimed')}"
-            print(f"{e['verdict']:>12}  {e['id']}  ({extra})")
+            extra = e.get("note") or e.get("reason") or f"paper says {e.get('says')}; proven {e.get('proven')}"
+            print(f"{e['verdict']:>16}  {e['id']}  ({extra})")
     print(f"{len(entries)} claims in {seconds:.1f} s: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
           + f"; index in {Path(args.out) / 'INDEX.md'}")
     return 0

@@ -1,6 +1,6 @@
 """Build certificates from the engines' results (the heavy side: search, then write hints).
 
-* :func:`dimension_certificate` runs :func:`algebra.geometry.dimension.dimension`
+* :func:`dimension_certificate` runs :func:`algebra.engine.dimension`
   with a witness and turns its result into a ``dimension`` (or ``defect``)
   certificate: the nonzero minor is the lower bound; the upper bound is the
   tightest of the ambient dimension, the model's symmetry fields (written out
@@ -8,12 +8,26 @@
   equations, and -- when none of those meets the lower bound -- the *Cramer
   fields* of the witness block, which prove ``generic rank <= r`` for any
   model whose rank at the point equals its generic rank.
-* :func:`formula_certificate` records a closed-form learning coefficient.
+* :func:`formula_certificate` records a closed-form learning coefficient: the
+  printed formula (the paper's stated value) next to the value of an
+  independent route (Aoyagi 2024 for reduced rank regression and vice versa,
+  Aoyagi & Watanabe 2005 for the query-key composite (44)).
+* :func:`rlct_certificate` certifies ``lambda = rank / 2`` of a regular model
+  from a certified Jacobian rank (grokking paper Theorems 4.1, 5.1).
+* :func:`certify_model` / :func:`certify_secant` / :func:`certify_formula`:
+  the entry points for the user's own questions; they write one file atomically.
 * :func:`interval_certificate` wraps an ``interval_inequality`` payload
   (``docs/interval-inequality.md``).
 
-Every certificate is checked by the independent checker before it is
-returned, so the emitter never hands out a file that does not verify.
+The claim of every certificate is structured (relation, value, the object it
+is about) and its text is the checker's canonical rendering; every
+certificate is checked by the independent checker before it is returned, so
+the emitter never hands out a file that does not verify.
+
+Verdicts (:data:`VERDICTS`): ``confirmed`` (the claim holds as stated),
+``refuted`` (false under its own hypotheses), ``hypothesis fails`` (a stated
+hypothesis is false for this instance, so the claim does not apply),
+``out of reach`` (the proven bounds do not decide it).
 """
 
 from __future__ import annotations
@@ -36,7 +50,15 @@ __all__ = [
     "interval_certificate",
     "verdict_for",
     "model_from_spec",
+    "rlct_certificate",
+    "certify_model",
+    "certify_secant",
+    "certify_formula",
+    "as_polynomial_map",
+    "VERDICTS",
 ]
+
+VERDICTS = ("confirmed", "refuted", "hypothesis fails", "out of reach")
 
 SCHEMA_VERSION = 1
 RELATIONS = ("==", ">=", "<=")
@@ -52,14 +74,15 @@ class Emitted:
     upper: int | None
     verdict: str
     reason: str
+    note: str = ""
 
 
-def _header(kind: str, text: str, source: dict | None) -> dict:
+def _header(kind: str, source: dict | None) -> dict:
     cert = {
         "schema_version": SCHEMA_VERSION,
         "kind": kind,
         "tool": {"name": "neuroalgebra", "version": __version__},
-        "claim": {"text": text},
+        "claim": {},
     }
     if source:
         cert["source"] = dict(source)
@@ -97,13 +120,18 @@ def checker_spec(model) -> dict:
     raise InputError("model", model, "a model of family mlp, attention, qk, linear or polynomial")
 
 
-def verdict_for(value: int, relation: str, claimed: int | None, lower: int, upper: int | None) -> str:
+def verdict_for(relation: str, claimed: int | None, lower: int, upper: int | None) -> str:
     """``confirmed`` / ``refuted`` / ``out of reach`` for ``dim RELATION claimed`` given proven bounds.
+
+    ``hypothesis fails`` is decided by the caller, who knows the claim's hypotheses
+    (see ``assumes_nondefective`` of :func:`dimension_certificate`).
 
     Examples
     --------
-    >>> verdict_for(29, "==", 30, 29, 29), verdict_for(4, "==", 4, 4, 4), verdict_for(5, "==", 6, 5, None)
+    >>> verdict_for("==", 30, 29, 29), verdict_for("==", 4, 4, 4), verdict_for("==", 6, 5, None)
     ('refuted', 'confirmed', 'out of reach')
+    >>> verdict_for("==", None, 5, 5), verdict_for(">=", None, 5, None)
+    ('confirmed', 'out of reach')
     """
     if claimed is None:
         return "confirmed" if upper == lower else "out of reach"
@@ -129,9 +157,9 @@ def _self_check(cert: dict) -> str:
 def dimension_certificate(
     model,
     *,
-    text: str | None = None,
     claimed: int | None = None,
     relation: str = "==",
+    assumes_nondefective: bool = False,
     seed: int = 0,
     prime: int = DEFAULT_PRIME,
     source: dict | None = None,
@@ -144,13 +172,15 @@ def dimension_certificate(
     Parameters
     ----------
     model : algebra.models.Model
-    text : str, optional
-        What the model is, in words (default: its ``repr``); the claim's text
-        is built from it and from what is proven.
     claimed, relation : int, str
         The paper's statement ``dim RELATION claimed``, used for the verdict;
         a ``defect`` certificate is written when the proven dimension is
-        below ``claimed``.
+        below ``claimed`` and below the expected count the checker derives
+        (``min(ambient, P - rescaling/gauge symmetries)``).
+    assumes_nondefective : bool
+        The paper states ``claimed`` only for non-defective architectures: a
+        proven defect then gives the verdict ``hypothesis fails`` (with the
+        proven dimension in :attr:`Emitted.note`), not ``refuted``.
     seed, prime : int
         The integer point and inputs come from ``seed``; ranks are taken mod ``prime``.
     upper : bool
@@ -168,8 +198,13 @@ def dimension_certificate(
     >>> e = dimension_certificate(QueryKey(3, 2), claimed=8)
     >>> e.kind, e.lower, e.upper, e.verdict
     ('dimension', 8, 8, 'confirmed')
+    >>> from algebra.models import quadratic_network
+    >>> e = dimension_certificate(quadratic_network(3, 1, 2), claimed=6, assumes_nondefective=True)
+    >>> e.kind, e.verdict, e.note
+    ('defect', 'hypothesis fails', 'hypothesis fails: the architecture is defective (dimension 5 < expected count 6)')
     """
-    from algebra.geometry.dimension import dimension
+    from algebra.checker import kernel
+    from algebra.engine import dimension
 
     if witnesses not in ("auto", "fields", "equations", "cramer"):
         raise InputError("witnesses", witnesses, "auto, fields, equations or cramer")
@@ -185,7 +220,7 @@ def dimension_certificate(
         res = dimension(model, mode=mode, seed=s, prime=prime, witness=True)
         lower = res.lower_bound
         w = res.witness
-        cert = _header("rank_lower_bound", "", source)
+        cert = _header("rank_lower_bound", source)
         cert.update(
             model=spec,
             seed=s,
@@ -194,34 +229,33 @@ def dimension_certificate(
         )
         up_value = None
         if upper:
-            up, up_value = _upper_block(model, res, witnesses)
+            up, up_value = _upper_block(model, res, witnesses, prime)
             cert["upper"] = up
-        kind = "rank_lower_bound"
+        kind, expected = "rank_lower_bound", kernel.expected_count(kernel.Model(spec))
         if up_value is not None and up_value > lower:
             kind = "rank_upper_bound"
         elif up_value is not None:
-            kind = "defect" if claimed is not None and claimed > lower and relation != "<=" else "dimension"
+            # a defect certificate proves "below the expected count", which the checker derives from the spec
+            defect = claimed is not None and claimed > lower and relation != "<=" and lower < expected
+            kind = "defect" if defect else "dimension"
         cert["kind"] = kind
         value = up_value if kind == "rank_upper_bound" else lower
-        rel = {"rank_lower_bound": ">=", "rank_upper_bound": "<="}.get(kind, "==")
-        words = f"the neuromanifold of {text or repr(model)} (the generic rank of its Jacobian) has dimension {rel} {value}"
-        if kind == "defect":
-            words += f", below the expected {claimed}"
-        cert["claim"].update(text=words.replace("has dimension == ", "has dimension "), relation=rel, value=value)
-        if kind == "defect":
-            cert["claim"].update(expected=claimed)
+        cert["claim"] = kernel.rank_claim(kind, kernel.Model(spec), spec, value, expected if kind == "defect" else None)
         cert = seal(cert)
         try:
             reason = _self_check(cert)
         except CertificateError as exc:  # a non-generic point: the Cramer identity fails
             last_error = exc
             continue
-        verdict = verdict_for(lower, relation, claimed, lower, up_value)
-        return Emitted(cert, kind, lower, up_value, verdict, reason)
+        verdict, note = verdict_for(relation, claimed, lower, up_value), ""
+        if verdict == "refuted" and assumes_nondefective and kind == "defect":
+            verdict = "hypothesis fails"
+            note = f"hypothesis fails: the architecture is defective (dimension {lower} < expected count {expected})"
+        return Emitted(cert, kind, lower, up_value, verdict, reason, note)
     raise CertificateError(f"no verifying certificate after {attempts} seeds: {last_error}")
 
 
-def _upper_block(model, res, witnesses: str = "auto") -> tuple:
+def _upper_block(model, res, witnesses: str, prime: int) -> tuple:
     """``(upper block, bound)``: the cheapest witnesses that meet the lower bound."""
     lower, P, auto = res.lower_bound, res.parameter_count, witnesses == "auto"
     block = {"fields": [], "equations": []}
@@ -234,52 +268,281 @@ def _upper_block(model, res, witnesses: str = "auto") -> tuple:
     if witnesses == "equations" or (
         auto and model.n_inputs == 0 and res.equation_rank and res.ambient_dimension - res.equation_rank <= lower
     ):
+        from algebra.exact.field import PrimeField
+        from algebra.exact.rank import rank_mod_p
+
         block["equations"] = [sparse_polynomial(g) for g in model.image_equations()]
-        return block, res.ambient_dimension - res.equation_rank
+        F = PrimeField(prime)  # the engine computes this rank only when it needs it: recompute it here
+        e = rank_mod_p(model.image_equation_gradients(res.theta, F), prime) if block["equations"] else 0
+        return block, res.ambient_dimension - e
     w = res.witness
     block["cramer"] = {"rows": list(w.rows), "cols": list(w.cols)}
     return block, lower
 
 
-def formula_certificate(name: str, *args, text: str | None = None, source: dict | None = None) -> Emitted:
-    """Certificate of a closed-form learning coefficient from :mod:`algebra.slt.formulas`.
+def _formula_routes(name: str, args: tuple) -> tuple:
+    """``(stated, computed)``: the printed formula and an independent route (the same when none exists)."""
+    from algebra.slt import formulas
+
+    if name == "query_key":
+        d, k, r = args
+        return formulas.query_key(d, k, r), formulas.reduced_rank_regression(d, d, k, r)
+    if name == "reduced_rank_regression":
+        M, N, H, r = args
+        return formulas.reduced_rank_regression(M, N, H, r), formulas.deep_linear_network([M, H, N], r)
+    if name == "deep_linear_network":
+        widths, r = args
+        stated = formulas.deep_linear_network(widths, r)
+        ws = list(widths)
+        return stated, formulas.reduced_rank_regression(ws[0], ws[2], ws[1], r) if len(ws) == 3 else stated
+    raise InputError("name", name, "reduced_rank_regression, deep_linear_network or query_key")
+
+
+def _finish_formula(cert: dict) -> tuple:
+    """Set the claim the checker derives from the formula block, seal, self-check."""
+    from algebra.checker import Reject, kernel
+
+    try:
+        cert["claim"] = kernel.check_formula(cert, [])
+    except Reject as exc:
+        raise CertificateError(f"the emitted formula certificate does not verify: {exc}") from None
+    cert = seal(cert)
+    return cert, _self_check(cert)
+
+
+def formula_certificate(name: str, *args, source: dict | None = None) -> Emitted:
+    """Certificate of a closed-form learning coefficient, with the printed value and a second route.
 
     ``name`` is ``reduced_rank_regression`` (M, N, H, r), ``deep_linear_network``
-    (widths, r) or ``query_key`` (d, k, r).
+    (widths, r) or ``query_key`` (d, k, r).  ``formula.stated`` is the printed
+    formula (:mod:`algebra.slt.formulas`); ``formula.lambda`` comes from an
+    independent route where one exists (``query_key``: Aoyagi & Watanabe 2005
+    with ``(d, d, k, r)``; reduced rank regression: Aoyagi 2024 at depth 2;
+    a depth-2 deep linear network: Aoyagi & Watanabe 2005).  The verdict is
+    ``confirmed`` when they agree, ``refuted`` otherwise.
 
     Examples
     --------
     >>> e = formula_certificate("reduced_rank_regression", 5, 4, 3, 1)
-    >>> e.certificate["formula"]["lambda"], e.certificate["formula"]["multiplicity"]
-    ('7', 2)
+    >>> e.certificate["formula"]["lambda"], e.certificate["formula"]["multiplicity"], e.verdict
+    ('7', 2, 'confirmed')
+    >>> e.certificate["claim"]["route"]
+    'Aoyagi (2024), Theorem 1, at depth 2 (widths M, H, N)'
     """
-    from algebra.slt import formulas
+    from algebra.checker import kernel
 
-    if name not in ("reduced_rank_regression", "deep_linear_network", "query_key"):
-        raise InputError("name", name, "reduced_rank_regression, deep_linear_network or query_key")
-    lc = getattr(formulas, name)(*args)
-    lam = Fraction(lc.lam)
-    cert = _header("formula", text or f"{name}{tuple(args)}: lambda = {lam}, m = {lc.multiplicity} ({lc.theorem})", source)
-    cert["claim"].update(value=exact(lam), multiplicity=lc.multiplicity)
+    stated, computed = _formula_routes(name, args)
+    cert = _header("formula", source)
     cert["formula"] = {
         "name": name,
-        "inputs": dict(lc.inputs),
-        "lambda": exact(lam),
-        "multiplicity": int(lc.multiplicity),
-        "theorem": lc.theorem,
-        "case": lc.case,
+        "inputs": dict(stated.inputs),
+        "lambda": exact(computed.lam),
+        "multiplicity": int(computed.multiplicity),
+        "theorem": computed.theorem,
+        "case": computed.case,
+        "stated": {"lambda": exact(stated.lam), "multiplicity": int(stated.multiplicity),
+                   "where": kernel.FORMULA_SOURCES[name]},
     }
-    cert = seal(cert)
-    return Emitted(cert, "formula", None, None, "confirmed", _self_check(cert))
+    cert, reason = _finish_formula(cert)
+    verdict = "confirmed" if cert["claim"]["agrees"] else "refuted"
+    return Emitted(cert, "formula", None, None, verdict, reason)
+
+
+def _stated(stated: dict | None) -> dict | None:
+    """Normalise a stated value: ``{"lambda"[, "multiplicity"], "where"}`` or ``{"lower", "upper", "where"}``."""
+    if stated is None:
+        return None
+    if not isinstance(stated, dict) or not isinstance(stated.get("where"), str):
+        raise InputError("stated", stated, "a dict with 'where' and 'lambda' (optionally 'multiplicity') or 'lower' and 'upper'")
+    keys = set(stated) - {"where"}
+    if keys not in ({"lambda"}, {"lambda", "multiplicity"}, {"lower", "upper"}):
+        raise InputError("stated", stated, "keys lambda[, multiplicity] or lower, upper (and where)")
+    return {k: (v if k in ("where", "multiplicity") else exact(v)) for k, v in stated.items()}
+
+
+def rlct_certificate(model, *, stated: dict | None = None, seed: int = 0, prime: int = DEFAULT_PRIME,
+                     source: dict | None = None) -> Emitted:
+    """Certify ``lambda = rank / 2`` (m = 1) of a model regular in its identifiable coordinates.
+
+    The rank is a certified generic Jacobian rank (:func:`dimension_certificate`,
+    embedded as ``formula.rank``); lambda = rank / 2 is Watanabe (2009) for a
+    regular model, the grokking paper's Theorem 4.1 (quadratic networks: the
+    secant dimension / 2) and Theorem 5.1 (NTK: rank of the Fisher matrix / 2).
+    ``stated`` is what a paper says (``{"lambda": ..., "where": ...}`` or
+    ``{"lower": ..., "upper": ..., "where": ...}``); the verdict compares it
+    with the certified value (``confirmed`` / ``refuted``; hypotheses are the
+    caller's to judge).
+
+    Raises
+    ------
+    DomainError
+        When the rank is not pinned down (only a lower bound is proven).
+
+    Examples
+    --------
+    >>> from algebra.models import quadratic_network
+    >>> e = rlct_certificate(quadratic_network(3, 1, 2), stated={"lambda": 3, "where": "Corollary 4.2"})
+    >>> e.certificate["formula"]["lambda"], e.verdict
+    ('5/2', 'refuted')
+    """
+    from algebra.checker import kernel
+    from algebra.errors import DomainError
+
+    dim = dimension_certificate(model, seed=seed, prime=prime)
+    if dim.upper != dim.lower:
+        raise DomainError(f"lambda = rank/2 needs a certified rank; only rank >= {dim.lower} is proven")
+    c = dim.certificate
+    cert = _header("formula", source)
+    cert["seed"] = c["seed"]
+    cert["formula"] = {
+        "name": "regular_model",
+        "inputs": {"model_sha256": kernel.digest(c["model"])},
+        "lambda": exact(Fraction(dim.lower, 2)),
+        "multiplicity": 1,
+        "theorem": "Watanabe (2009): lambda = d/2, m = 1 for a model regular in its identifiable coordinates",
+        "case": f"certified Jacobian rank {dim.lower}",
+        "rank": {k: c[k] for k in ("model", "point", "lower", "upper")},
+    }
+    if stated is not None:
+        cert["formula"]["stated"] = _stated(stated)
+    cert, reason = _finish_formula(cert)
+    agrees = cert["claim"]["agrees"]
+    verdict = "confirmed" if agrees in (None, True) else "refuted"
+    return Emitted(cert, "formula", dim.lower, dim.upper, verdict, reason)
 
 
 def interval_certificate(payload: dict, *, text: str, source: dict | None = None) -> Emitted:
     """Wrap an ``interval_inequality`` payload (shared contract) into a certificate."""
-    cert = _header("interval_inequality", text, source)
-    cert["claim"].update(relation=payload.get("relation"), bound=payload.get("bound"))
+    cert = _header("interval_inequality", source)
+    cert["claim"].update(text=text, relation=payload.get("relation"), bound=payload.get("bound"))
     cert["payload"] = payload
     cert = seal(cert)
     return Emitted(cert, "interval_inequality", None, None, "confirmed", _self_check(cert))
+
+
+# -- entry points for the user's own questions -------------------------------------------
+def as_polynomial_map(model):
+    """Any :class:`~algebra.models.Model` as a :class:`~algebra.models.PolynomialMap` (its outputs
+    computed symbolically by running the model's own ``forward`` over polynomials).
+
+    Used for families the checker has no evaluator of (secant maps, Segre–Veronese cones).
+
+    Examples
+    --------
+    >>> from algebra.models import QueryKey
+    >>> m = as_polynomial_map(QueryKey(2, 1))
+    >>> m.parameter_count, [p.to_text() for p in m.polynomials][:2]
+    (4, ['t0*t2', 't0*t3'])
+    """
+    import numpy as np
+
+    from algebra.certify.symbolic import PolynomialField
+    from algebra.models import PolynomialMap
+
+    P, n = model.parameter_count, model.n_inputs
+    F = PolynomialField(P + n)
+    v = F.variables()
+    X = v[P:].reshape(1, n) if n else np.zeros((1, 0), dtype=object)
+    out = np.asarray(model.forward(v[:P], X, F)).ravel()
+    names = F.names
+    return PolynomialMap([F._lift(y) for y in out], parameters=names[:P], inputs=names[P:])
+
+
+def _write(emitted: Emitted, path) -> Emitted:
+    from algebra.certify.canonical import render, write_atomic
+
+    write_atomic(path, render(emitted.certificate))
+    return emitted
+
+
+def certify_model(model, path, *, seed: int = 0, claimed: int | None = None, relation: str = "==",
+                  quantity: str = "dimension") -> Emitted:
+    """Write one certificate about ``model`` to ``path`` (atomically) and return what it shows.
+
+    Parameters
+    ----------
+    model : algebra.models.Model
+        Any model object: the families the checker evaluates (mlp, attention,
+        qk, linear, polynomial maps -- user polynomial maps included) are written
+        as they are; any other model (e.g. a secant map) is first turned into its
+        polynomial map (:func:`as_polynomial_map`).
+    path : str or pathlib.Path
+        The certificate file; written through a temporary file and ``os.replace``,
+        so an error leaves no half-written file.
+    seed : int
+        Seed of the integer point and inputs (recorded in the file).
+    claimed, relation : int, str, optional
+        A value to compare with (``dim RELATION claimed``), for the verdict.
+    quantity : {"dimension", "lambda"}
+        ``dimension``: a ``dimension`` / ``defect`` certificate of the generic
+        Jacobian rank.  ``lambda``: a ``formula`` certificate of
+        ``lambda = rank / 2`` (regular model).
+
+    Returns
+    -------
+    Emitted
+        ``kind`` is ``rank_lower_bound`` when only a lower bound could be
+        proven; ``note`` then says so (an uncertified result certifies what was
+        proven, never more).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from algebra.models import MLP
+    >>> from algebra.checker import check_file
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "c.json"
+    >>> e = certify_model(MLP((3, 4, 1), "t^2", bias=True), path)
+    >>> e.kind, e.lower, e.upper, check_file(str(path))[0]
+    ('dimension', 10, 10, True)
+    """
+    if quantity not in ("dimension", "lambda"):
+        raise InputError("quantity", quantity, "dimension or lambda")
+    if seed < 0:
+        raise InputError("seed", seed, "a non-negative integer")
+    if model.family not in ("mlp", "attention", "qk", "linear", "polynomial"):
+        model = as_polynomial_map(model)
+    if quantity == "lambda":
+        return _write(rlct_certificate(model, seed=seed), path)
+    try:
+        return _write(dimension_certificate(model, claimed=claimed, relation=relation, seed=seed), path)
+    except CertificateError as exc:  # the upper-bound witnesses did not verify: certify what is proven
+        e = dimension_certificate(model, claimed=claimed, relation=relation, seed=seed, upper=False)
+        note = f"only the lower bound rank >= {e.lower} is certified (the upper bound did not verify: {exc})"
+        return _write(Emitted(e.certificate, e.kind, e.lower, e.upper, e.verdict, e.reason, note), path)
+
+
+def certify_secant(atom, k: int, path, *, seed: int = 0, claimed: int | None = None) -> Emitted:
+    """Certify the dimension of the ``k``-th secant variety of the cone parametrized by ``atom``.
+
+    The secant variety is the closure of the image of the sum of ``k`` copies
+    of ``atom`` (Terracini); its certificate is that of
+    ``SecantMap(atom, k)`` written as a polynomial map (:func:`certify_model`).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from algebra.models.segre_veronese import veronese
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "s.json"
+    >>> e = certify_secant(veronese(3, 4), 5, path)   # Alexander-Hirschowitz: 14, not 15
+    >>> e.kind, e.lower
+    ('dimension', 14)
+    """
+    from algebra.models.segre_veronese import SecantMap
+
+    return certify_model(SecantMap(atom, k), path, seed=seed, claimed=claimed)
+
+
+def certify_formula(name: str, args: tuple, path) -> Emitted:
+    """Write the :func:`formula_certificate` of ``name(*args)`` to ``path`` (atomically).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> e = certify_formula("query_key", (6, 4, 2), pathlib.Path(tempfile.mkdtemp()) / "f.json")
+    >>> e.certificate["claim"]["value"], e.verdict
+    ('27/2', 'confirmed')
+    """
+    return _write(formula_certificate(name, *args), path)
 
 
 def model_from_spec(spec: dict):

@@ -15,13 +15,13 @@ from fractions import Fraction
 
 import numpy as np
 
-from algebra.exact.field import NativeField
+from algebra.exact.field import RationalField
 from algebra.models.polynomial import Polynomial
 
 __all__ = ["PolynomialField", "symbolic_symmetry_fields", "sparse_polynomial"]
 
 
-class PolynomialField(NativeField):
+class PolynomialField(RationalField):
     """Arithmetic on object arrays of polynomials in ``nvars`` variables ``t0, t1, ...``.
 
     Examples
@@ -49,6 +49,14 @@ class PolynomialField(NativeField):
 
     def _lift(self, v):
         return v if isinstance(v, Polynomial) else self.scalar(v)
+
+    def polyval(self, coeffs, z):
+        """``sum coeffs[i] z^i`` entrywise (Horner), coefficients lifted to constant polynomials."""
+        z = np.asarray(z, dtype=object)
+        out = self.full(z.shape, coeffs[-1])
+        for c in reversed(coeffs[:-1]):
+            out = out * z + self.scalar(c)
+        return out
 
     def array(self, x) -> np.ndarray:
         a = np.asarray(x, dtype=object)

@@ -1,23 +1,37 @@
-"""Exact ranks with witnesses: GF(p) through python-flint, Q through fmpq_mat.
+"""Exact ranks with witnesses: GF(p) by blocked LU on float64 BLAS or python-flint, Q through fmpq_mat.
 
-Why these routes (measured on the 2-core CI machine, see BENCHMARKS.md):
+Why these routes (``method="auto"``; measured on the 2-core CI machine, one
+BLAS thread, figures in BENCHMARKS.md, section "Jacobian rank"):
 
-* ``nmod_mat.rank`` / ``rref`` is the fastest exact rank available from
-  Python; a 2000 x 2000 matrix takes under a second, about as long as
-  numpy's float SVD of the same matrix.  Converting a numpy array to an
-  ``nmod_mat`` goes through a flat Python list (``ndarray.tolist``), which is
-  the cheapest constructor python-flint offers.
-* a *witness* is a nonsingular ``r x r`` submatrix.  Its columns are the
-  pivot columns of ``rref(J)``; its rows are the pivot columns of
-  ``rref(J[:, cols]^T)``.  When ``J`` has full row rank, or its leading
-  ``r`` rows already give a nonzero minor (one determinant), the second
-  elimination is skipped.
+* ``"blas"`` -- :func:`algebra.exact.elimination.eliminate_mod_p`, a blocked
+  rank-revealing LU modulo ``p`` in place on one float64 array (exact GEMMs,
+  FFLAS-FFPACK style).  It returns the witness minor (pivot rows and
+  columns) from the same elimination, where flint needs a second ``rref``.
+* ``"flint"`` -- ``nmod_mat.rank`` / ``rref`` after converting the residues
+  through a flat Python list (the cheapest constructor python-flint offers).
+  It wins on small matrices, where the per-pivot Python overhead of the
+  blocked LU (~20 us) dominates, and it is the only route for primes too
+  large for exact float64 products (:func:`~algebra.exact.elimination.blas_supports`).
+  flint stays the reference the tests compare the kernel against.
+* ``method="auto"`` takes flint below :data:`FLINT_MAX_ENTRIES` = 50,000
+  entries and the blocked LU above.  Measured (``rank_mod_p`` including the
+  conversion, best of 7, one BLAS thread, load average ~4 on the 2 cores):
+  120 x 150: flint 2.9 ms, blocked 4.1 ms; 200 x 200: 8.3 / 9.6 ms;
+  200 x 250: 10.7 / 8.2 ms; 260 x 260: 12.9 / 12.2 ms; 300 x 400: 24 / 16 ms;
+  617 x 937: 310 / 113 ms; 1000 x 1000: 371 / 123 ms; 2000 x 2000: 3.7 / 1.0 s.
 * over Q, ``fmpq_mat.rank`` (fraction-free inside flint) is exact but slow;
   it is used for cross-checks and on request.
 
+Every route reduces its input exactly: integers modulo ``p``, a Fraction
+``a/b`` as ``a * b**-1`` (refused when ``p`` divides ``b``), and a float only
+when it is an integer -- ``rank_mod_p([[0.5, 1], [1, 2]], p)`` raises
+:class:`~algebra.errors.InputError` instead of truncating ``0.5`` to ``0``.
+
 A nonzero ``r x r`` minor of ``J(theta)`` modulo ``p`` is a nonzero integer,
 so the rank over Q at ``theta`` is at least ``r``; the generic rank is at
-least the rank at any point.  Hence ``rank_mod_p`` proves a lower bound.
+least the rank at any point.  Hence ``rank_mod_p`` proves a lower bound, and
+so does the rank of a row sketch ``R J`` (:func:`sketched_rank_mod_p`),
+since ``rank(R J) <= rank(J)``.
 """
 
 from __future__ import annotations
@@ -28,16 +42,31 @@ from fractions import Fraction
 import numpy as np
 
 from algebra.errors import InputError
+from algebra.exact.elimination import (
+    blas_supports,
+    check_memory,
+    eliminate_mod_p,
+    exact_residues,
+    residues_mod_p,
+)
 
 __all__ = [
+    "FLINT_MAX_ENTRIES",
+    "METHODS",
     "RankWitness",
+    "SketchedRank",
     "rank_mod_p",
     "rank_with_witness",
+    "sketched_rank_mod_p",
     "rank_over_q",
     "rank_float",
     "det_mod_p",
     "to_nmod_mat",
 ]
+
+METHODS = ("auto", "blas", "flint")
+#: below this many entries ``method="auto"`` uses flint (see the module docstring)
+FLINT_MAX_ENTRIES = 50_000
 
 
 @dataclass(frozen=True)
@@ -50,25 +79,62 @@ class RankWitness:
     prime: int | None
 
 
-def to_nmod_mat(J: np.ndarray, p: int):
-    """Convert an integer array (entries already reduced or not) to ``flint.nmod_mat``."""
+def _shape(J, argument: str = "matrix") -> tuple:
+    shape = np.shape(J)
+    if len(shape) != 2:
+        raise InputError(argument, f"shape {shape}", "a 2-d array")
+    return shape
+
+
+def _route(shape: tuple, p: int, method: str) -> str:
+    if method not in METHODS:
+        raise InputError("method", method, "one of " + ", ".join(METHODS))
+    if method == "blas" and not blas_supports(p):
+        raise InputError("p", p, "a prime below about 2**21 for method='blas' (exact float64 products)")
+    if method != "auto":
+        return method
+    m, n = shape
+    return "blas" if blas_supports(p) and m * n >= FLINT_MAX_ENTRIES else "flint"
+
+
+def to_nmod_mat(J, p: int):
+    """Convert an exact matrix (ints, integral floats, Fractions) to ``flint.nmod_mat``.
+
+    Examples
+    --------
+    >>> to_nmod_mat([[Fraction(1, 2), 1]], 7)
+    [4, 1]
+    """
     import flint
 
-    J = np.asarray(J)
-    if J.ndim != 2:
-        raise InputError("matrix", f"shape {J.shape}", "a 2-d array")
-    m, n = J.shape
-    if J.dtype == object:
-        flat = [int(v) % p for v in J.ravel()]
-    else:
-        flat = np.mod(J.astype(np.int64), p).ravel().tolist()
+    m, n = _shape(J)
     # fmpz_mat from a flat list, then reduction, is ~30% faster than the
     # nmod_mat list constructor (python-flint 0.9, measured on 1500 x 1500).
-    return flint.nmod_mat(flint.fmpz_mat(m, n, flat), p)
+    return flint.nmod_mat(flint.fmpz_mat(m, n, exact_residues(J, p)), p)
 
 
-def rank_mod_p(J: np.ndarray, p: int) -> int:
+def _eliminate(J, p: int, overwrite: bool):
+    return eliminate_mod_p(residues_mod_p(J, p, overwrite=overwrite), p)
+
+
+def rank_mod_p(J, p: int, *, method: str = "auto", max_memory: int | None = None, overwrite: bool = False) -> int:
     """Rank of ``J`` modulo the prime ``p``.
+
+    Parameters
+    ----------
+    J : array_like, 2-d
+        Integers, integral floats, or rationals (``Fraction``) whose
+        denominators are invertible modulo ``p``.
+    p : int
+        A prime.
+    method : {"auto", "blas", "flint"}
+        See the module docstring; ``auto`` picks the faster exact route.
+    max_memory : int, optional
+        Refuse (:class:`~algebra.errors.ResourceError`) before allocating
+        when the predicted peak (bytes) is above this.
+    overwrite : bool
+        Allow the blocked route to reuse the memory of a C-contiguous
+        ``int64`` / ``float64`` ``J`` (then destroyed) instead of a copy.
 
     Examples
     --------
@@ -76,10 +142,21 @@ def rank_mod_p(J: np.ndarray, p: int) -> int:
     1
     >>> rank_mod_p(np.array([[1, 2], [3, 4]]), 2)   # det = -2 vanishes mod 2
     1
+    >>> rank_mod_p([[Fraction(1, 2), 1], [1, 2]], 7)  # exactly singular over Q
+    1
+    >>> rank_mod_p([[1/2, 1], [1, 2]], 7)
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid matrix='entry 0.5 at (0, 0)': expected integer entries or Fractions (a float with a fractional part is refused, not truncated)
     """
-    if min(np.shape(J)) == 0:
+    shape = _shape(J)
+    route = _route(shape, p, method)
+    if min(shape) == 0:
         return 0
-    return int(to_nmod_mat(J, p).rank())
+    check_memory(*shape, max_memory, method=route, overwrite=overwrite)
+    if route == "flint":
+        return int(to_nmod_mat(J, p).rank())
+    return _eliminate(J, p, overwrite).rank
 
 
 def _pivot_columns(R, rank: int, ncols: int) -> tuple:
@@ -93,8 +170,31 @@ def _pivot_columns(R, rank: int, ncols: int) -> tuple:
     return tuple(cols)
 
 
-def rank_with_witness(J: np.ndarray, p: int) -> RankWitness:
+def _flint_witness(J, p: int) -> RankWitness:
+    m, n = _shape(J)
+    R, r = to_nmod_mat(J, p).rref()
+    r = int(r)
+    cols = _pivot_columns(R, r, n)
+    J = np.asarray(J)
+    if r == m:
+        rows = tuple(range(m))
+    elif r and int(to_nmod_mat(J[:r][:, list(cols)], p).det()) != 0:
+        # the leading rows usually suffice for generic sample Jacobians: one
+        # r x r determinant (~r^3/3) instead of a second elimination (~r^2 m)
+        rows = tuple(range(r))
+    else:
+        R2, r2 = to_nmod_mat(J[:, list(cols)].T, p).rref()
+        rows = _pivot_columns(R2, int(r2), m)
+    return RankWitness(r, rows, cols, p)
+
+
+def rank_with_witness(J, p: int, *, method: str = "auto", max_memory: int | None = None,
+                      overwrite: bool = False) -> RankWitness:
     """Rank modulo ``p`` and a nonsingular ``r x r`` submatrix (rows, cols).
+
+    The blocked route reads the witness off its own pivots (one
+    elimination); the flint route needs ``rref`` of ``J`` and, unless the
+    leading rows work, of ``J[:, cols]^T``.  Keywords as in :func:`rank_mod_p`.
 
     Examples
     --------
@@ -104,35 +204,131 @@ def rank_with_witness(J: np.ndarray, p: int) -> RankWitness:
     >>> det_mod_p(np.array([[1, 3], [2, 7]]), 101) != 0
     True
     """
-    J = np.asarray(J)
-    m, n = J.shape
-    if m == 0 or n == 0:
+    shape = _shape(J)
+    route = _route(shape, p, method)
+    if min(shape) == 0:
         return RankWitness(0, (), (), p)
-    A = to_nmod_mat(J, p)
-    R, r = A.rref()
-    r = int(r)
-    cols = _pivot_columns(R, r, n)
-    if r == m:
-        rows = tuple(range(m))
-    elif r and int(to_nmod_mat(J[:r][:, list(cols)], p).det()) != 0:
-        # the leading rows usually suffice for generic sample Jacobians: one
-        # r x r determinant (~r^3/3) instead of a second elimination (~r^2 m)
-        rows = tuple(range(r))
-    else:
-        B = to_nmod_mat(np.asarray(J)[:, list(cols)].T, p)
-        R2, r2 = B.rref()
-        rows = _pivot_columns(R2, int(r2), m)
-    return RankWitness(r, rows, cols, p)
+    check_memory(*shape, max_memory, method=route, overwrite=overwrite, witness=True)
+    if route == "flint":
+        return _flint_witness(J, p)
+    e = _eliminate(J, p, overwrite)
+    return RankWitness(e.rank, e.rows, e.cols, p)
 
 
-def det_mod_p(S: np.ndarray, p: int) -> int:
-    """Determinant of a square integer matrix modulo ``p``."""
-    S = np.asarray(S)
-    if S.shape[0] != S.shape[1]:
-        raise InputError("matrix", f"shape {S.shape}", "a square matrix")
-    if S.shape[0] == 0:
+def det_mod_p(S, p: int, *, method: str = "auto", max_memory: int | None = None) -> int:
+    """Determinant of a square exact matrix modulo ``p`` (in ``[0, p)``).
+
+    Examples
+    --------
+    >>> det_mod_p([[2, 1], [1, 1]], 7), det_mod_p([[1, 2], [2, 4]], 7)
+    (1, 0)
+    >>> det_mod_p([[1, 2, 3]], 7)
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid matrix='shape (1, 3)': expected a square matrix
+    """
+    m, n = _shape(S)
+    if m != n:
+        raise InputError("matrix", f"shape {(m, n)}", "a square matrix")
+    route = _route((m, n), p, method)
+    if m == 0:
         return 1
-    return int(to_nmod_mat(S, p).det())
+    check_memory(m, n, max_memory, method=route)
+    if route == "flint":
+        return int(to_nmod_mat(S, p).det())
+    return int(_eliminate(S, p, False).det)
+
+
+@dataclass(frozen=True)
+class SketchedRank:
+    """Rank of a row sketch ``R J`` modulo ``p``: a proven lower bound on ``rank(J)``.
+
+    ``sketched`` is False when no sketch was needed (``rows >= J.shape[0]``;
+    then ``rank`` is ``rank(J)`` itself).  ``witness`` (when asked) indexes
+    a nonsingular minor of ``R J`` -- its rows are rows *of the sketch*, its
+    columns are columns of ``J``; for a certificate on ``J`` itself use
+    :func:`rank_with_witness` (on ``J``, or on ``J[:, witness.cols]``).
+    """
+
+    rank: int
+    sketched: bool
+    rows: int
+    seed: int
+    prime: int
+    witness: RankWitness | None = None
+
+
+def sketched_rank_mod_p(J, p: int, *, expected_rank: int | None = None, oversample: int = 8, seed: int = 0,
+                        witness: bool = False, max_memory: int | None = None) -> SketchedRank:
+    """Rank modulo ``p`` of ``R J`` for a random ``s x m`` matrix ``R``, ``s = expected_rank + oversample``.
+
+    ``rank(R J) <= rank(J)`` for every ``R``, so the result is a proven lower
+    bound.  When ``R`` is uniform over GF(p) and ``J`` has rank ``r <= s``,
+    ``R U`` (``U`` a basis of the column space) is a uniform ``s x r``
+    matrix, so ``rank(R J) < r`` with probability at most
+    ``p**(r - s) / (p - 1)`` (below ``2**-180`` for ``s >= r + 8`` and the
+    default prime).  Worth it for tall Jacobians (sample mode, data-
+    restricted maps): the sketch is one exact GEMM, and ``J``'s residues are
+    formed one row chunk at a time, so the peak memory is that of ``R J``.
+
+    Parameters
+    ----------
+    J : array_like, 2-d
+    p : int
+        A prime supported by the float64 kernel (``p < 2**21``).
+    expected_rank : int, optional
+        An upper bound on the rank (default: the number of columns).
+    oversample : int
+        Extra sketch rows beyond ``expected_rank``.
+    seed : int
+        Seeds ``R`` through ``numpy.random.SeedSequence`` (recorded in the result).
+    witness : bool
+        Also return the witness minor of ``R J``.
+    max_memory : int, optional
+        As in :func:`rank_mod_p`.
+
+    Examples
+    --------
+    >>> U = np.arange(1, 601).reshape(300, 2) % 17
+    >>> J = U @ np.array([[1, 2, 3], [4, 5, 7]])          # 300 x 3, rank 2
+    >>> s = sketched_rank_mod_p(J, 1048573, seed=1)
+    >>> s.rank, s.sketched, s.rows
+    (2, True, 11)
+    """
+    m, n = _shape(J)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise InputError("seed", seed, "a non-negative integer")
+    if isinstance(oversample, bool) or not isinstance(oversample, (int, np.integer)) or oversample < 0:
+        raise InputError("oversample", oversample, "a non-negative integer")
+    if not blas_supports(p):
+        raise InputError("p", p, "a prime below about 2**21 (exact float64 sketch)")
+    target = n if expected_rank is None else int(expected_rank)
+    if target < 0:
+        raise InputError("expected_rank", expected_rank, "a non-negative integer")
+    s = min(m, target + int(oversample), m)
+    if s >= m or n == 0:
+        w = rank_with_witness(J, p, max_memory=max_memory) if witness else None
+        r = w.rank if w else rank_mod_p(J, p, max_memory=max_memory)
+        return SketchedRank(r, False, m, int(seed), p, w)
+    h = p // 2
+    # R entries in [-h, h], residues of J in [0, p): a chunk of t rows of J sums exactly when
+    # t * h * (p - 1) + p < 2**53 (16,384 rows for the default prime); 1024 keeps R's chunk small
+    chunk = max(1, min(1024, (2**53 - p) // max(1, h * (p - 1))))
+    check_memory(s, n, max_memory, method="blas", extra=8 * (s * n + 2 * s * chunk + 2 * chunk * n))
+    a = np.asarray(J)
+    rng = np.random.default_rng(np.random.SeedSequence(int(seed)))
+    out = np.zeros((s, n))
+    tmp = np.empty((s, n))
+    for i in range(0, m, chunk):
+        part = residues_mod_p(a[i : i + chunk], p, argument="J")
+        R = rng.integers(-h, h + 1, size=(s, part.shape[0])).astype(np.float64)
+        np.matmul(R, part, out=tmp)
+        out += tmp
+        out -= p * np.rint(out / p)
+    out[out < 0] += p
+    e = eliminate_mod_p(out, p)
+    wit = RankWitness(e.rank, e.rows, e.cols, p) if witness else None
+    return SketchedRank(e.rank, True, s, int(seed), p, wit)
 
 
 def rank_over_q(J: np.ndarray) -> int:

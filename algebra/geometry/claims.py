@@ -4,9 +4,10 @@ A :class:`DimensionClaim` says "the neuromanifold of ``model`` has dimension
 ``claimed``" (or "at least"/"at most"), citing where a paper says so.  The
 catalogue (:mod:`algebra.certify`) computes the certified dimension of the
 model, compares, and writes a certificate: *confirmed* when the certified
-value matches the claim, *refuted* (with a defect or dimension certificate)
-when a certified value contradicts it, *out of reach* when the bounds do not
-decide it.  Nothing here stores a computed result: only what the paper says.
+value matches the claim, *refuted* when a certified value contradicts a claim
+under its own hypotheses, *hypothesis fails* when a stated hypothesis (e.g.
+a non-defective architecture) is certified false, *out of reach* when the
+bounds do not decide it.  Nothing here stores a computed result: only what the paper says.
 """
 
 from __future__ import annotations
@@ -40,6 +41,11 @@ class DimensionClaim:
         ``"=="`` (default), ``">="`` or ``"<="``.
     group : str
         Catalogue section (e.g. ``"secant"``, ``"proximity"``, ``"attention"``).
+    notes : dict
+        Informational facts for the index (how the claim was found, how to reproduce it).
+    assumes_nondefective : bool
+        The paper states ``claimed`` only for non-defective architectures: a
+        certified defect then makes the verdict ``hypothesis fails``.
     """
 
     id: str
@@ -51,6 +57,7 @@ class DimensionClaim:
     relation: str = "=="
     group: str = "dimension"
     notes: dict = field(default_factory=dict)
+    assumes_nondefective: bool = False
 
 
 # -- claims tested by the geometry sweeps (issue 4) ------------------------------------------------
@@ -121,7 +128,7 @@ def geometry_claims(fast: bool) -> list:
             f"grokking-cor42-d{d}-p{p}-K{K}", GROKKING, "Corollary 4.2 / G.10",
             f"quadratic network (d, p, K) = ({d}, {p}, {K}), assumed non-defective: "
             "dim = min(K(p+d-1), p d(d+1)/2)",
-            quadratic_network(d, p, K), expected, group="quadratic",
+            quadratic_network(d, p, K), expected, group="quadratic", assumes_nondefective=True,
             notes={"found_by": f"secant sweep d<={d_max}, p<={p_max}, K<={k_max}",
                    "secant_lower_bound": r.lower_bound, "secant_upper_bound": r.upper_bound,
                    "upper_bound_reason": r.upper_bound_reason,
@@ -157,3 +164,128 @@ def geometry_claims(fast: bool) -> list:
 
 
 __all__ += ["geometry_claims", "AH_EXCEPTIONS"]
+
+
+# -- learning-coefficient claims (grokking paper, Section 5) --------------------------------------
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """One hypothesis of a claim: either decided by arithmetic (``holds``) or by a certified dimension
+    (``nondefective``: the model must reach its expected count ``min(ambient, P - symmetries)``)."""
+
+    text: str
+    holds: bool | None = None
+    nondefective: Model | None = None
+
+
+@dataclass(frozen=True)
+class LambdaClaim:
+    """A learning coefficient a paper states for a model regular in its identifiable coordinates.
+
+    ``stated`` is ``{"lambda": Fraction, "where": str}`` or ``{"lower": .., "upper": .., "where": ..}``;
+    the true value is ``rank / 2`` of the certified Jacobian rank of ``model``
+    (:func:`algebra.certify.emit.rlct_certificate`).
+    """
+
+    id: str
+    paper: str
+    location: str
+    statement: str
+    model: Model
+    stated: dict
+    hypotheses: tuple = ()
+    group: str = "lambda"
+    notes: dict = field(default_factory=dict)
+
+
+def modular_addition_map(p: int, K: int, *, lazy_seed: int | None = None):
+    """The data-restricted, centred quadratic network of modular addition (grokking paper, Section 5).
+
+    Inputs are the ``p^2`` one-hot pairs ``x = e_a + e_{p+b}`` (``d = 2p``); the
+    outputs are ``P_1^perp sigma(X W) V`` (``n x p``, centred over the data,
+    ``sigma(t) = t^2``), i.e. ``sum_j V[j, c] (h_j(a, b) - mean h_j)`` with
+    ``h_j(a, b) = (W[a, j] + W[p + b, j])^2``.  The parameters are ``W`` (``2p x K``)
+    and ``V`` (``K x p``); with ``lazy_seed`` the first layer is frozen at random
+    integers drawn from that seed (the lazy / random-feature regime of
+    Theorem 5.2) and only ``V`` is a parameter.
+
+    Examples
+    --------
+    >>> m = modular_addition_map(2, 1)
+    >>> m.parameter_count, m.n_outputs, m.n_inputs
+    (6, 8, 0)
+    >>> modular_addition_map(2, 3, lazy_seed=0).parameter_count
+    6
+    """
+    import numpy as np
+    import sympy
+
+    from algebra.models import PolynomialMap
+
+    V = sympy.Matrix(K, p, sympy.symbols(f"v0:{K * p}"))
+    if lazy_seed is None:
+        W = sympy.Matrix(2 * p, K, sympy.symbols(f"w0:{2 * p * K}"))
+        params = list(W) + list(V)
+    else:
+        rng = np.random.default_rng(np.random.SeedSequence(lazy_seed))
+        W = sympy.Matrix(rng.integers(-9, 10, size=(2 * p, K)).tolist())
+        params = list(V)
+    pairs = [(a, b) for a in range(p) for b in range(p)]
+    H = [[(W[a, j] + W[p + b, j]) ** 2 for j in range(K)] for a, b in pairs]
+    mean = [sympy.Rational(1, len(pairs)) * sum(H[i][j] for i in range(len(pairs))) for j in range(K)]
+    outs = [sympy.expand(sum((H[i][j] - mean[j]) * V[j, c] for j in range(K))) for i in range(len(pairs)) for c in range(p)]
+    return PolynomialMap(outs, parameters=[str(s) for s in params])
+
+
+def grokking_lambda_claims(fast: bool) -> list:
+    """Corollaries 5.3 and 5.4 of the grokking paper for modular addition, at small ``p`` and ``K``.
+
+    * Corollary 5.4 states ``lambda = K(3p - 1)/2`` for the late-stage (Stage II)
+      solution, assuming ``K(d+p-1) < p d(d+1)/2`` (``d = 2p``) and a
+      non-defective architecture ``(d, p, K)``.  Under the paper's own setting
+      (squared loss, data uniform on the finite data set) lambda is half the rank
+      of the data-restricted map :func:`modular_addition_map`.
+    * Corollary 5.3 states ``p(2p-1)/2 <= lambda <= pK/2`` in the lazy regime
+      (``sigma(t) = t^2``, ``2p - 1 < K << p^2``): half the rank of ``V -> P_1^perp F V``
+      at a random frozen first layer.
+
+    The hypotheses are decided by code (arithmetic, or a certified dimension);
+    nothing here stores a computed value.
+
+    Examples
+    --------
+    >>> [c.id for c in grokking_lambda_claims(fast=True)]
+    ['grokking-cor54-p2-K2', 'grokking-cor53-p3-K6']
+    """
+    from fractions import Fraction
+
+    from algebra.models import quadratic_network
+
+    out = []
+    for p, K in [(2, 2)] if fast else [(2, 1), (2, 2), (2, 3), (3, 1), (3, 2), (3, 4)]:
+        d = 2 * p
+        out.append(LambdaClaim(
+            f"grokking-cor54-p{p}-K{K}", GROKKING, "Corollary 5.4",
+            f"modular addition mod p = {p}, width K = {K} (d = 2p = {d}): the Stage-II LLC is lambda = K(3p-1)/2",
+            modular_addition_map(p, K), {"lambda": Fraction(K * (3 * p - 1), 2), "where": "grokking paper, Corollary 5.4"},
+            hypotheses=(
+                Hypothesis(f"subabundant: K(d+p-1) = {K * (d + p - 1)} < p d(d+1)/2 = {p * d * (d + 1) // 2}",
+                           holds=K * (d + p - 1) < p * d * (d + 1) // 2),
+                Hypothesis(f"the architecture (d, p, K) = ({d}, {p}, {K}) is non-defective",
+                           nondefective=quadratic_network(d, p, K)),
+            ),
+            group="lambda", notes={"model": "P_1^perp (X W)^2 V on the p^2 one-hot pairs, W and V free"}))
+    for p, K in [(3, 6)] if fast else [(3, 6), (3, 7), (3, 8), (4, 8), (4, 12)]:
+        out.append(LambdaClaim(
+            f"grokking-cor53-p{p}-K{K}", GROKKING, "Corollary 5.3 (Theorem 5.2)",
+            f"modular addition mod p = {p}, width K = {K}, lazy regime (first layer frozen at random): "
+            "p(2p-1)/2 <= lambda <= pK/2",
+            modular_addition_map(p, K, lazy_seed=1000 * p + K),
+            {"lower": Fraction(p * (2 * p - 1), 2), "upper": Fraction(p * K, 2), "where": "grokking paper, Corollary 5.3"},
+            hypotheses=(Hypothesis(f"2p - 1 = {2 * p - 1} < K = {K} < p^2 = {p * p}", holds=2 * p - 1 < K < p * p),),
+            group="lambda", notes={"model": "P_1^perp F V with F = (X W)^2, W frozen (seed 1000 p + K), V free"}))
+    return out
+
+
+__all__ += ["Hypothesis", "LambdaClaim", "modular_addition_map", "grokking_lambda_claims"]

@@ -1,17 +1,245 @@
-"""CLI: ``neuroalgebra dim FAMILY [options] [--json]``."""
+"""CLI of the geometry layer: ``dim``, ``secant``, ``secant-table``, ``proximity``, ``singular``, ``normal-form``.
+
+Argument parsing only: every command calls one library function
+(:func:`algebra.engine.dimension`, :func:`algebra.geometry.secant.secant_dimension`,
+:func:`algebra.geometry.proximity.proximity`, ...).  Exit status 0 on
+success, 2 on bad input (an :class:`~algebra.errors.InputError` names the
+argument), 1 when a checked claim is refuted (``singular``) or a round trip
+fails (``normal-form``).
+
+Adding a model family to ``neuroalgebra dim``
+---------------------------------------------
+Add one entry to :data:`MODEL_FAMILIES`::
+
+    MODEL_FAMILIES["cnn"] = ModelFamily(
+        help="convolutional network",
+        add_arguments=_cnn_arguments,     # (parser) -> None: the family's own options
+        build=_cnn_model,                 # (args) -> Model; raise InputError on bad values
+        size_arguments=("--channels",),   # named when the model is too large to compute
+    )
+
+:func:`register` then adds ``dim cnn`` with the family's options plus the
+common ones (:func:`add_dimension_options`), and :func:`model_from_args`
+builds it.  Options shared by several commands (``--json``, ``--seed``) are
+added by :func:`add_output_options`; a new option for ``dim``/``secant``
+belongs there or in :func:`add_dimension_options`.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
 
 from algebra.errors import InputError, ResourceError
 from algebra.exact.field import DEFAULT_PRIME
-from algebra.geometry.dimension import MODES, dimension
+from algebra.engine import MODES, dimension
 from algebra.models import DeepLinear, LightningAttention, MLP, PolynomialMap, QueryKey, quadratic_network, shallow_network
 from algebra.models.mlp import parse_activation, parse_inactive
 
-__all__ = ["register", "model_from_args", "parse_widths", "positive_arg", "nonnegative_arg", "BUILTIN_EXAMPLES"]
+__all__ = [
+    "register",
+    "model_from_args",
+    "ModelFamily",
+    "MODEL_FAMILIES",
+    "BUILTIN_EXAMPLES",
+    "add_output_options",
+    "add_dimension_options",
+    "parse_widths",
+    "positive_arg",
+    "nonnegative_arg",
+]
+
+_DECIMAL = re.compile(r"[0-9]+")  # ASCII digits only: str.isdigit() accepts '²', which int() refuses
+
+
+# -- argument types ---------------------------------------------------------------------------
+
+
+def parse_widths(text: str, argument: str = "--widths", *, min_length: int = 2) -> tuple:
+    """``"3,4,1"`` -> ``(3, 4, 1)``; every entry a positive integer in ASCII digits.
+
+    Examples
+    --------
+    >>> parse_widths("3,4,1")
+    (3, 4, 1)
+    >>> parse_widths("3,-4")
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid --widths='3,-4': expected at least 2 positive integers separated by commas
+    >>> parse_widths("3,²,1")
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid --widths='3,²,1': expected at least 2 positive integers separated by commas
+    """
+    parts = [p.strip() for p in str(text).split(",")]
+    if len(parts) < min_length or not all(_DECIMAL.fullmatch(p) and int(p) > 0 for p in parts):
+        count = "" if min_length <= 1 else f"at least {min_length} "
+        raise InputError(argument, text, f"{count}positive integers separated by commas")
+    return tuple(int(p) for p in parts)
+
+
+def _integer_arg(name: str, minimum: int, allowed: str):
+    def parse(text: str) -> int:
+        if not _DECIMAL.fullmatch(text.strip()) or int(text) < minimum:
+            raise argparse.ArgumentTypeError(str(InputError(name, text, allowed)))
+        return int(text)
+
+    return parse
+
+
+def positive_arg(name: str):
+    """argparse type: a positive integer, with a message naming the argument."""
+    return _integer_arg(name, 1, "a positive integer")
+
+
+def nonnegative_arg(name: str):
+    """argparse type: a non-negative integer."""
+    return _integer_arg(name, 0, "a non-negative integer")
+
+
+def add_output_options(parser) -> None:
+    """``--json`` and ``--seed``: every geometry command has them."""
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--seed", type=nonnegative_arg("--seed"), default=0, help="seed of the random point(s)")
+
+
+def add_dimension_options(parser) -> None:
+    """The engine's options (``dim`` and each ``dim FAMILY``): output, mode, prime, --over-q, --witness, --samples."""
+    add_output_options(parser)
+    parser.add_argument("--mode", choices=MODES, default="auto", help="coefficient or sample space (auto: coefficient where direct)")
+    parser.add_argument("--prime", type=int, default=DEFAULT_PRIME, help=f"prime modulus < 2^21 (default {DEFAULT_PRIME})")
+    parser.add_argument("--over-q", action="store_true", help="exact rank over Q instead of mod p (slow)")
+    parser.add_argument("--witness", action="store_true",
+                        help="also report a nonzero maximal minor (rows, cols) with the point and inputs it is taken at")
+    parser.add_argument("--samples", type=positive_arg("--samples"), default=None, help="number of sample inputs (sample mode)")
+
+
+# -- model families of `dim` -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ModelFamily:
+    """One ``dim FAMILY`` subcommand: its options and how to build the model from them."""
+
+    help: str
+    add_arguments: Callable
+    build: Callable
+    size_arguments: tuple = ()
+
+
+def _activations(args, n_hidden: int) -> list:
+    acts = [parse_activation(a, argument="--activation") for a in args.activation.split(";")]
+    if len(acts) == 1:
+        return acts * n_hidden
+    if len(acts) != n_hidden:
+        raise InputError("--activation", args.activation, f"one activation or {n_hidden} separated by ';'")
+    return acts
+
+
+def _mlp_arguments(q, *, inactive_required: bool = False) -> None:
+    q.add_argument("--widths", required=True, help="d0,d1,...,dL")
+    q.add_argument("--activation", default="t^2", help="polynomial in t, or one per hidden layer separated by ';'")
+    q.add_argument("--bias", action="store_true")
+    q.add_argument("--inactive", required=inactive_required, default="",
+                   help="inactive neurons LAYER:NEURON,... (hidden layers from 1, neurons from 0)")
+
+
+def _mlp_model(args) -> MLP:
+    widths = parse_widths(args.widths)
+    n_hidden = len(widths) - 2
+    inactive = parse_inactive(args.inactive or "", n_hidden)
+    return MLP(widths, _activations(args, n_hidden), bias=args.bias, inactive=inactive)
+
+
+def _shallow_arguments(q) -> None:
+    q.add_argument("--n", type=positive_arg("--n"), required=True, help="number of input variables")
+    q.add_argument("--degree", type=positive_arg("--degree"), required=True)
+    q.add_argument("--width", type=positive_arg("--width"), required=True)
+
+
+def _quadratic_arguments(q) -> None:
+    q.add_argument("--d", type=positive_arg("--d"), required=True)
+    q.add_argument("--outputs", type=positive_arg("--outputs"), required=True)
+    q.add_argument("--width", type=positive_arg("--width"), required=True)
+    q.add_argument("--bias", action="store_true")
+
+
+def _attention_arguments(q) -> None:
+    q.add_argument("--d", type=positive_arg("--d"), required=True)
+    q.add_argument("--dout", type=positive_arg("--dout"), required=True)
+    q.add_argument("--tokens", type=positive_arg("--tokens"), required=True)
+    q.add_argument("--rank", type=positive_arg("--rank"), default=None)
+
+
+def _attention_model(args) -> LightningAttention:
+    if args.rank is not None and args.rank > args.d:
+        raise InputError("--rank", args.rank, f"an integer between 1 and --d={args.d}")
+    return LightningAttention(args.d, args.dout, args.tokens, rank=args.rank)
+
+
+def _qk_arguments(q) -> None:
+    q.add_argument("--d", type=positive_arg("--d"), required=True)
+    q.add_argument("--k", type=positive_arg("--k"), required=True)
+
+
+def _names(text: str) -> list:
+    return [v.strip() for v in (text or "").split(",") if v.strip()]
+
+
+def _polynomial_arguments(q) -> None:
+    q.add_argument("polynomials", nargs="+", help="component polynomials, e.g. 'a*c' 'a*d'")
+    q.add_argument("--parameters", required=True, help="parameter names, comma-separated")
+    q.add_argument("--inputs", default="", help="input variable names, comma-separated")
+    q.add_argument("--symmetry", action="append", default=[], metavar="X1,...,XP",
+                   help="a kernel witness: one polynomial per parameter, comma-separated (verified; repeatable)")
+    q.add_argument("--equation", action="append", default=[], metavar="G",
+                   help="a polynomial in the outputs y1..ym vanishing on the image (verified; repeatable)")
+
+
+def _polynomial_model(args) -> PolynomialMap:
+    symmetries = [[c.strip() for c in fld.split(",")] for fld in args.symmetry]
+    return PolynomialMap(args.polynomials, parameters=_names(args.parameters), inputs=_names(args.inputs),
+                         symmetries=symmetries, equations=args.equation)
+
+
+#: ``dim FAMILY``: name -> :class:`ModelFamily` (see the module docstring to add one).
+MODEL_FAMILIES = {
+    "mlp": ModelFamily("polynomial MLP", _mlp_arguments, _mlp_model, ("--widths",)),
+    "shallow": ModelFamily("sum_i v_i (w_i . x)^k", _shallow_arguments,
+                           lambda a: shallow_network(a.n, a.degree, a.width), ("--n", "--degree", "--width")),
+    "quadratic": ModelFamily("quadratic network V (W x + b)^2 + c with p outputs", _quadratic_arguments,
+                             lambda a: quadratic_network(a.d, a.outputs, a.width, bias=a.bias), ("--d", "--outputs", "--width")),
+    "attention": ModelFamily("lightning self-attention V X X^T A X", _attention_arguments, _attention_model,
+                             ("--d", "--dout", "--tokens")),
+    "qk": ModelFamily("query-key composite A B^T", _qk_arguments, lambda a: QueryKey(a.d, a.k), ("--d", "--k")),
+    "linear": ModelFamily("deep linear network W_L ... W_1", lambda q: q.add_argument("--widths", required=True),
+                          lambda a: DeepLinear(parse_widths(a.widths)), ("--widths",)),
+    "polynomial": ModelFamily("a user polynomial map", _polynomial_arguments, _polynomial_model, ("polynomials",)),
+}
+
+
+def model_from_args(args):
+    """Build the model named by parsed ``dim FAMILY`` arguments (``args.family`` in :data:`MODEL_FAMILIES`)."""
+    family = MODEL_FAMILIES.get(args.family)
+    if family is None:
+        raise InputError("FAMILY", args.family, "one of " + ", ".join(MODEL_FAMILIES))
+    return family.build(args)
+
+
+def _size_error(args, exc: ResourceError) -> InputError:
+    """A refused size, reported against the family's size arguments (exit status 2)."""
+    if getattr(exc, "argument", None):  # the engine named the option itself (e.g. --over-q)
+        return InputError(exc.argument, True, f"a smaller computation: {exc}")
+    names = MODEL_FAMILIES[args.family].size_arguments or ("FAMILY",)
+    value = "/".join(str(getattr(args, n.lstrip("-").replace("-", "_"), None)) for n in names)
+    return InputError("/".join(names), value, f"a smaller model: {exc}")
+
 
 #: The built-in examples run by ``neuroalgebra dim`` with no family.
 BUILTIN_EXAMPLES = (
@@ -29,88 +257,11 @@ BUILTIN_EXAMPLES = (
 )
 
 
-def parse_widths(text: str, argument: str = "--widths", *, min_length: int = 2) -> tuple:
-    """``"3,4,1"`` -> ``(3, 4, 1)``; every entry a positive integer.
-
-    Examples
-    --------
-    >>> parse_widths("3,4,1")
-    (3, 4, 1)
-    >>> parse_widths("3,-4")
-    Traceback (most recent call last):
-    ...
-    algebra.errors.InputError: invalid --widths='3,-4': expected at least 2 positive integers separated by commas
-    """
-    parts = [p.strip() for p in str(text).split(",")]
-    if len(parts) < min_length or not all(p.isdigit() and int(p) > 0 for p in parts):
-        count = "" if min_length <= 1 else f"at least {min_length} "
-        raise InputError(argument, text, f"{count}positive integers separated by commas")
-    return tuple(int(p) for p in parts)
-
-
-def positive_arg(name: str):
-    """argparse type: a positive integer, with a message naming the argument."""
-
-    def parse(text: str) -> int:
-        if not text.strip().isdigit() or int(text) < 1:
-            raise argparse.ArgumentTypeError(str(InputError(name, text, "a positive integer")))
-        return int(text)
-
-    return parse
-
-
-def model_from_args(args):
-    """Build the model named by parsed CLI arguments."""
-    fam = args.family
-    if fam == "mlp":
-        widths = parse_widths(args.widths)
-        n_hidden = len(widths) - 2
-        acts = [parse_activation(a, argument="--activation") for a in args.activation.split(";")]
-        if len(acts) == 1:
-            acts = acts * n_hidden
-        elif len(acts) != n_hidden:
-            raise InputError("--activation", args.activation, f"one activation or {n_hidden} separated by ';'")
-        inactive = parse_inactive(args.inactive or "", n_hidden)
-        return MLP(widths, acts, bias=args.bias, inactive=inactive)
-    if fam == "shallow":
-        return shallow_network(args.n, args.degree, args.width)
-    if fam == "quadratic":
-        return quadratic_network(args.d, args.outputs, args.width, bias=args.bias)
-    if fam == "attention":
-        if args.rank is not None and args.rank > args.d:
-            raise InputError("--rank", args.rank, f"an integer between 1 and --d={args.d}")
-        return LightningAttention(args.d, args.dout, args.tokens, rank=args.rank)
-    if fam == "qk":
-        return QueryKey(args.d, args.k)
-    if fam == "linear":
-        return DeepLinear(parse_widths(args.widths))
-    if fam == "polynomial":
-        params = [v.strip() for v in args.parameters.split(",") if v.strip()]
-        inputs = [v.strip() for v in (args.inputs or "").split(",") if v.strip()]
-        symmetries = [[c.strip() for c in field.split(",")] for field in args.symmetry]
-        return PolynomialMap(args.polynomials, parameters=params, inputs=inputs, symmetries=symmetries, equations=args.equation)
-    raise InputError("FAMILY", fam, "one of mlp, shallow, quadratic, attention, qk, linear, polynomial")
-
-
-_SIZE_ARGS = {
-    "mlp": "--widths",
-    "linear": "--widths",
-    "shallow": "--n/--degree/--width",
-    "quadratic": "--d/--outputs/--width",
-    "attention": "--d/--dout/--tokens",
-    "qk": "--d/--k",
-    "polynomial": "polynomials",
-}
-
-
-def _size_value(args) -> str:
-    keys = {"mlp": ["widths"], "linear": ["widths"], "shallow": ["n", "degree", "width"], "quadratic": ["d", "outputs", "width"],
-            "attention": ["d", "dout", "tokens"], "qk": ["d", "k"], "polynomial": ["parameters"]}[args.family]
-    return "/".join(str(getattr(args, k)) for k in keys)
+# -- dim ------------------------------------------------------------------------------------------
 
 
 def _table(rows: list) -> str:
-    header = ["model", "P", "ambient", "expected", "lower", "upper", "certified", "mode", "s"]
+    header = ["model", "P", "ambient", "expected", "lower", "upper", "certified", "rung", "s"]
     lines = [header] + rows
     widths = [max(len(str(r[i])) for r in lines) for i in range(len(header))]
     out = []
@@ -122,31 +273,22 @@ def _table(rows: list) -> str:
 
 
 def _row(label: str, res) -> list:
-    return [
-        label,
-        res.parameter_count,
-        res.ambient_dimension,
-        res.expected_dimension,
-        res.lower_bound,
-        res.upper_bound,
-        "yes" if res.certified else "NO",
-        res.mode,
-        f"{res.seconds:.2f}",
-    ]
+    return [label, res.parameter_count, res.ambient_dimension, res.expected_dimension, res.lower_bound, res.upper_bound,
+            "yes" if res.certified else "NO", res.rung, f"{res.seconds:.2f}"]
+
+
+def _engine_options(args) -> dict:
+    return dict(mode=args.mode, seed=args.seed, prime=None if args.over_q else args.prime, witness=args.witness)
 
 
 def _run_dim(args) -> int:
-    prime = None if args.over_q else args.prime
     if args.family is None:
-        results = []
         try:
             from tqdm import tqdm
         except ImportError:  # pragma: no cover
             tqdm = None
-        examples = BUILTIN_EXAMPLES
-        it = tqdm(examples, desc="dimensions", disable=args.json) if tqdm else examples
-        for label, make in it:
-            results.append((label, dimension(make(), mode=args.mode, seed=args.seed, prime=prime, witness=args.witness)))
+        it = tqdm(BUILTIN_EXAMPLES, desc="dimensions", disable=args.json) if tqdm else BUILTIN_EXAMPLES
+        results = [(label, dimension(make(), **_engine_options(args))) for label, make in it]
         if args.json:
             print(json.dumps([dict(r.to_json(), example=label) for label, r in results], indent=2))
         else:
@@ -154,90 +296,287 @@ def _run_dim(args) -> int:
         return 0
     model = model_from_args(args)
     try:
-        res = dimension(model, mode=args.mode, seed=args.seed, prime=prime, witness=args.witness, samples=args.samples)
+        res = dimension(model, samples=args.samples, **_engine_options(args))
     except ResourceError as exc:
-        raise InputError(_SIZE_ARGS.get(args.family, "FAMILY"), _size_value(args), f"a smaller model: {exc}") from None
+        raise _size_error(args, exc) from None
     if args.json:
         print(json.dumps(res.to_json(), indent=2))
     else:
         print(_table([_row(args.family, res)]))
         print(f"upper bound from: {res.upper_bound_reason}")
-        print("certified: the lower bound (exact rank at an integer point) meets the upper bound" if res.certified else "NOT certified: bounds differ")
+        if res.certified:
+            print(f"certified: true (lower bound = exact rank at an integer point; upper bound by the {res.rung} rung)")
+        else:
+            print(f"certified: false -- dimension >= {res.lower_bound} proven, <= {res.upper_bound} proven")
+        if res.witness is not None:
+            print(json.dumps({"witness": res.to_json()["witness"]}))
     return 0
 
 
+# -- secant, secant-table ------------------------------------------------------------------------
+
+
+def _variety(args):
+    from algebra.models.segre_veronese import segre, segre_veronese, veronese
+
+    if args.variety == "polynomial":
+        if not args.polynomials or not args.parameters:
+            raise InputError("--polynomials/--parameters", args.polynomials, "the atom's polynomials and its parameter names")
+        return PolynomialMap(args.polynomials, parameters=_names(args.parameters), inputs=_names(args.inputs))
+    if args.variety == "veronese":
+        if args.n is None or args.degree is None:
+            raise InputError("--n/--degree", f"{args.n}/{args.degree}", "both --n and --degree for --variety veronese")
+        return veronese(args.n, args.degree)
+    if args.factors is None:
+        raise InputError("--factors", None, f"comma-separated factor dimensions for --variety {args.variety}")
+    factors = parse_widths(args.factors, "--factors", min_length=1)
+    if args.variety == "segre":
+        return segre(factors)
+    if args.degrees is None:
+        raise InputError("--degrees", None, "comma-separated degrees for --variety segre-veronese")
+    degrees = parse_widths(args.degrees, "--degrees", min_length=1)
+    if len(degrees) != len(factors):
+        raise InputError("--degrees", args.degrees, f"{len(factors)} degrees (one per factor)")
+    return segre_veronese(factors, degrees)
+
+
+def _run_secant(args) -> int:
+    from algebra.geometry.secant import secant_dimension
+
+    X = _variety(args)
+    if X.ambient_dimension() * args.k * X.parameter_count > 20_000_000:
+        raise InputError("--k", args.k, "a smaller problem (the Terracini matrix would exceed 20M entries)")
+    res = secant_dimension(X, args.k, seed=args.seed, prime=args.prime)
+    if args.json:
+        print(json.dumps(res.to_json(), indent=2))
+    else:
+        print(f"sigma_{res.k} of {res.variety.get('family')} {res.variety.get('factors', '')}: dimension of the affine cone {res.dimension} "
+              f"(expected {res.expected_dimension}, ambient {res.ambient_dimension})")
+        print(f"bounds [{res.lower_bound}, {res.upper_bound}]  certified: {'yes' if res.certified else 'NO'}  status: {res.status}")
+        print(f"upper bound from: {res.upper_bound_reason}")
+    return 0
+
+
+def _run_secant_table(args) -> int:
+    from algebra.geometry.secant import sweep_quadratic, sweep_veronese, table_rows, write_table
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    progress = not args.no_progress and not args.json
+    if args.variety == "veronese":
+        results = sweep_veronese(args.n_max, args.degree_max, seed=args.seed, prime=args.prime, progress=progress)
+        stem, title = f"veronese_n{args.n_max}_deg{args.degree_max}", "Defective secants of Veronese varieties"
+        cmd = f"neuroalgebra secant-table --variety veronese --n-max {args.n_max} --degree-max {args.degree_max} --out {args.out}"
+    else:
+        results = sweep_quadratic(args.d_max, args.p_max, args.k_max, seed=args.seed, prime=args.prime, progress=progress)
+        stem = f"quadratic_d{args.d_max}_p{args.p_max}_K{args.k_max}"
+        title = "Defective quadratic networks (d, p, K): secants of P^{p-1} x v_2(P^{d-1})"
+        cmd = (f"neuroalgebra secant-table --variety quadratic --d-max {args.d_max} --p-max {args.p_max} "
+               f"--k-max {args.k_max} --out {args.out}")
+    csv_path, md_path = out / f"{stem}.csv", out / f"{stem}.md"
+    n_bad = write_table(results, csv_path, md_path, title=title, command=cmd)
+    if args.json:
+        bad = [row for row in table_rows(results) if row["lower_bound"] < row["expected"]]
+        print(json.dumps({"cases": len(results), "defective": n_bad, "csv": str(csv_path), "markdown": str(md_path),
+                          "defective_cases": bad}, indent=2))
+    else:
+        print(f"{len(results)} cases, {n_bad} defective; wrote {csv_path} and {md_path}")
+    return 0
+
+
+# -- proximity --------------------------------------------------------------------------------------
+
+
+def _run_proximity(args) -> int:
+    from algebra.geometry.proximity import proximity
+
+    if len(parse_widths(args.widths)) < 3:
+        raise InputError("--widths", args.widths, "at least one hidden layer")
+    model = _mlp_model(args)
+    if not model.inactive:
+        raise InputError("--inactive", args.inactive, "at least one LAYER:NEURON pair")
+    full = MLP(model.widths, model.activations, bias=model.bias)
+    res = proximity(full, model.inactive, seed=args.seed, prime=args.prime)
+    if args.json:
+        print(json.dumps(res.to_json(), indent=2))
+    else:
+        j = res.to_json()
+        print(f"dim F  in [{j['dim_F']['lower_bound']}, {j['dim_F']['upper_bound']}]  ({j['dim_F']['upper_bound_reason']})")
+        print(f"dim F' in [{j['dim_F_sub']['lower_bound']}, {j['dim_F_sub']['upper_bound']}]")
+        if res.m is not None:
+            print(f"m = {res.m['m']} constraints from the reinserted neuron (random point of F')")
+        for p in res.propositions:
+            print(f"  {p['id']:<18} {'applies' if p['applies'] else '-':<8} {p['detail']}")
+        print(f"verdict: {res.verdict}; Conjecture 3.16: {res.conjecture_3_16}")
+    return 0
+
+
+def _run_proximity_sweep(args) -> int:
+    from algebra.geometry.proximity import conjecture_sweep, write_sweep_table
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    results = conjecture_sweep(seed=args.seed, prime=args.prime, progress=not args.no_progress and not args.json)
+    csv_path, md_path = out / "conjecture_3_16.csv", out / "conjecture_3_16.md"
+    counts = write_sweep_table(results, csv_path, md_path, command=f"neuroalgebra proximity sweep --out {args.out}")
+    if args.json:
+        print(json.dumps({"cases": len(results), "conjecture_3_16": counts, "csv": str(csv_path),
+                          "markdown": str(md_path)}, indent=2))
+    else:
+        print(f"{len(results)} cases; Conjecture 3.16: {counts}; wrote {csv_path} and {md_path}")
+    return 0
+
+
+# -- singular, normal-form -----------------------------------------------------------------------------
+
+
+def _run_singular(args) -> int:
+    from algebra.geometry.singular import STRATUM_CLAIMS, SYMBOLIC_EXAMPLES, check_claim, symbolic_example
+
+    reports = []
+    if args.example:
+        reports.append(symbolic_example(args.example))
+    if args.claim:
+        checks = check_claim(args.claim, points=args.points, seed=args.seed)
+        reports.append({"claim": args.claim, "location": STRATUM_CLAIMS[args.claim][0],
+                        "statement": STRATUM_CLAIMS[args.claim][1],
+                        "verdict": "confirmed" if all(c.confirmed for c in checks) else "refuted",
+                        "checks": [c.to_json() for c in checks]})
+    if not reports:
+        raise InputError("--example/--claim", None, f"an example ({', '.join(SYMBOLIC_EXAMPLES)}) or a claim ({', '.join(STRATUM_CLAIMS)})")
+    if args.json:
+        print(json.dumps(reports, indent=2))
+    else:
+        for r in reports:
+            name = r.get("example") or r.get("claim")
+            print(f"{name}: {r['verdict'].upper()} -- {r.get('statement')} ({r['location']})")
+            for c in r.get("checks", []):
+                print(f"  {c['size']} {c['stratum']}: expected {c['expected']}, observed {c['observed']} -> {c['verdict']}")
+    return 0 if all(r["verdict"] == "confirmed" for r in reports) else 1
+
+
+def _run_normal_form(args) -> int:
+    from algebra.geometry.normal_form import canonical_orbit_point, linear_normal_form, qk_normal_form
+
+    if args.family == "qk":
+        if not args.rank <= min(args.d, args.k):
+            raise InputError("--rank", args.rank, f"an integer between 1 and min(--d, --k) = {min(args.d, args.k)}")
+        res = qk_normal_form(*canonical_orbit_point(args.d, args.k, args.rank, seed=args.seed))
+    else:
+        widths = parse_widths(args.widths, "--widths")
+        if not args.rank <= min(widths):
+            raise InputError("--rank", args.rank, f"an integer between 1 and the smallest width {min(widths)}")
+        rng = np.random.default_rng(np.random.SeedSequence(args.seed))
+        Ws = []
+        for l in range(1, len(widths)):
+            W = np.zeros((widths[l], widths[l - 1]), dtype=np.int64)
+            W[: args.rank, : args.rank] = rng.integers(1, 4, size=(args.rank, args.rank)) + 4 * np.eye(args.rank, dtype=np.int64)
+            Ws.append(W)
+        res = linear_normal_form(Ws)
+    ok = res["round_trip"] and res["rank_identity"]
+    if args.json:
+        print(json.dumps(dict(res), indent=2, default=str))
+    else:
+        for key in ("regular", "orbit", "stabilizer", "kernel_excess", "transverse"):
+            if key in res:
+                print(f"{key:<14} {res[key]}")
+        print(f"Schur round trip: {'ok' if res['round_trip'] else 'FAILED'}; rank identity: {res['rank_identity']}")
+    return 0 if ok else 1
+
+
+# -- registration --------------------------------------------------------------------------------------
+
+
+def _help(parser):
+    return lambda args: (parser.print_help(), 2)[1]
+
+
 def register(subparsers) -> None:
+    """Add ``dim``, ``secant``, ``secant-table``, ``proximity``, ``singular`` and ``normal-form`` to the CLI."""
+    from algebra.models.segre_veronese import VARIETIES
+
     p = subparsers.add_parser(
-        "dim",
-        help="certified dimension of a neuromanifold",
-        description="Exact generic Jacobian rank of a model's parametrization map, with certified lower and upper bounds. "
-        "Without FAMILY, runs the built-in examples.",
-    )
+        "dim", help="certified dimension of a neuromanifold",
+        description="Exact generic Jacobian rank of a model's parametrization map, with a proven lower bound and the "
+        "engine's ladder of proven upper bounds. Without FAMILY, runs the built-in examples.")
     p.set_defaults(handler=_run_dim, family=None)
-    common = dict(
-        mode=dict(choices=MODES, default="auto", help="coefficient or sample space (auto: coefficient where direct)"),
-        seed=dict(type=nonnegative_arg("--seed"), default=0, help="seed of the integer point and inputs"),
-        prime=dict(type=int, default=DEFAULT_PRIME, help=f"prime modulus < 2^21 (default {DEFAULT_PRIME})"),
-    )
-
-    def add_common(q):
-        q.add_argument("--json", action="store_true", help="print one JSON object")
-        q.add_argument("--mode", **common["mode"])
-        q.add_argument("--seed", **common["seed"])
-        q.add_argument("--prime", **common["prime"])
-        q.add_argument("--over-q", action="store_true", help="exact rank over Q instead of mod p (slow)")
-        q.add_argument("--witness", action="store_true", help="also report a nonzero maximal minor (rows, cols)")
-        q.add_argument("--samples", type=positive_arg("--samples"), default=None, help="number of sample inputs (sample mode)")
-
-    add_common(p)
+    add_dimension_options(p)
     fams = p.add_subparsers(dest="family", metavar="FAMILY")
-    q = fams.add_parser("mlp", help="polynomial MLP")
-    q.add_argument("--widths", required=True, help="d0,d1,...,dL")
-    q.add_argument("--activation", default="t^2", help="polynomial in t, or one per hidden layer separated by ';'")
-    q.add_argument("--bias", action="store_true")
-    q.add_argument("--inactive", default="", help="inactive neurons LAYER:NEURON,... (hidden layers from 1, neurons from 0)")
-    add_common(q)
-    q = fams.add_parser("shallow", help="sum_i v_i (w_i . x)^k")
-    q.add_argument("--n", type=positive_arg("--n"), required=True, help="number of input variables")
-    q.add_argument("--degree", type=positive_arg("--degree"), required=True)
-    q.add_argument("--width", type=positive_arg("--width"), required=True)
-    add_common(q)
-    q = fams.add_parser("quadratic", help="quadratic network V (W x + b)^2 + c with p outputs")
-    q.add_argument("--d", type=positive_arg("--d"), required=True)
-    q.add_argument("--outputs", type=positive_arg("--outputs"), required=True)
-    q.add_argument("--width", type=positive_arg("--width"), required=True)
-    q.add_argument("--bias", action="store_true")
-    add_common(q)
-    q = fams.add_parser("attention", help="lightning self-attention V X X^T A X")
-    q.add_argument("--d", type=positive_arg("--d"), required=True)
-    q.add_argument("--dout", type=positive_arg("--dout"), required=True)
-    q.add_argument("--tokens", type=positive_arg("--tokens"), required=True)
-    q.add_argument("--rank", type=positive_arg("--rank"), default=None)
-    add_common(q)
-    q = fams.add_parser("qk", help="query-key composite A B^T")
+    for name, family in MODEL_FAMILIES.items():
+        q = fams.add_parser(name, help=family.help)
+        family.add_arguments(q)
+        add_dimension_options(q)
+
+    p = subparsers.add_parser("secant", help="certified dimension of a secant variety (Terracini)",
+                              description="Dimension of the affine cone over sigma_k(X) for a Veronese, Segre or "
+                              "Segre-Veronese variety X, with certified bounds and defect.")
+    p.add_argument("--variety", choices=VARIETIES + ("polynomial",), required=True)
+    p.add_argument("--n", type=positive_arg("--n"), help="number of variables (veronese)")
+    p.add_argument("--degree", type=positive_arg("--degree"), help="degree (veronese)")
+    p.add_argument("--factors", help="factor dimensions, e.g. 3,4 (segre, segre-veronese)")
+    p.add_argument("--degrees", help="degrees per factor, e.g. 1,2 (segre-veronese)")
+    p.add_argument("--polynomials", nargs="+", help="atom parametrization (polynomial variety), e.g. 'a^2' 'a*b' 'b^2'")
+    p.add_argument("--parameters", help="parameter names of the atom, comma-separated (polynomial variety)")
+    p.add_argument("--inputs", default="", help="input variable names, comma-separated (polynomial variety)")
+    p.add_argument("--k", type=positive_arg("--k"), required=True, help="number of points (atoms)")
+    p.add_argument("--prime", type=int, default=DEFAULT_PRIME)
+    add_output_options(p)
+    p.set_defaults(handler=_run_secant)
+
+    p = subparsers.add_parser("secant-table", help="sweep secant dimensions; CSV + Markdown of defective cases",
+                              description="Veronese sweep (n, degree, k up to filling) or quadratic-network sweep "
+                              "(d, p, K) against the grokking paper's Corollary 4.2.")
+    p.add_argument("--variety", choices=("veronese", "quadratic"), required=True)
+    p.add_argument("--n-max", type=positive_arg("--n-max"), default=6)
+    p.add_argument("--degree-max", type=positive_arg("--degree-max"), default=5)
+    p.add_argument("--d-max", type=positive_arg("--d-max"), default=8)
+    p.add_argument("--p-max", type=positive_arg("--p-max"), default=6)
+    p.add_argument("--k-max", type=positive_arg("--k-max"), default=12)
+    p.add_argument("--out", default="secant_tables", help="output directory")
+    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--prime", type=int, default=DEFAULT_PRIME)
+    add_output_options(p)
+    p.set_defaults(handler=_run_secant_table)
+
+    p = subparsers.add_parser("proximity", help="proximity-bias dimension counts for a submodel",
+                              description="dim F, dim F', the constraint count m of a reinserted neuron and the "
+                              "verdicts of Propositions 2.4, 3.13, 3.14, B.9 (proximity-bias paper).")
+    fams = p.add_subparsers(dest="family", metavar="FAMILY")
+    q = fams.add_parser("mlp", help="polynomial MLP with inactive neurons")
+    _mlp_arguments(q, inactive_required=True)
+    q.add_argument("--prime", type=int, default=DEFAULT_PRIME)
+    add_output_options(q)
+    q.set_defaults(handler=_run_proximity)
+    q = fams.add_parser("sweep", help="Conjecture 3.16 sweep over (d0, h1, h2, 1) networks; CSV + Markdown")
+    q.add_argument("--out", default="proximity_tables", help="output directory")
+    q.add_argument("--no-progress", action="store_true")
+    q.add_argument("--prime", type=int, default=DEFAULT_PRIME)
+    add_output_options(q)
+    q.set_defaults(handler=_run_proximity_sweep)
+    p.set_defaults(handler=_help(p))
+
+    p = subparsers.add_parser("singular", help="singular loci: Groebner examples and rank-stratum claims",
+                              description="Symbolic singular loci of small varieties (Jacobian criterion) or exact "
+                              "Jacobian ranks at points of named strata (Lemmas D.3, D.6, E.1, Prop. E.4).")
+    p.add_argument("--example", choices=("cone", "cubic-cone", "sym-rank2", "det-2x3"))
+    p.add_argument("--claim", choices=("D.3", "D.6", "E.1", "E.4"))
+    p.add_argument("--points", type=positive_arg("--points"), default=1, help="random points per stratum")
+    add_output_options(p)
+    p.set_defaults(handler=_run_singular)
+
+    p = subparsers.add_parser("normal-form", help="Schur-complement normal form of A B^T or W_L...W_1",
+                              description="Counts of the graph-attention paper's Proposition 1 computed at a random "
+                              "point of the gauge orbit of a canonical rank-r factorization, with exact Schur coordinates.")
+    fams = p.add_subparsers(dest="family", metavar="FAMILY")
+    q = fams.add_parser("qk", help="C = A B^T, A, B of shape d x k")
     q.add_argument("--d", type=positive_arg("--d"), required=True)
     q.add_argument("--k", type=positive_arg("--k"), required=True)
-    add_common(q)
+    q.add_argument("--rank", type=positive_arg("--rank"), required=True)
+    add_output_options(q)
+    q.set_defaults(handler=_run_normal_form)
     q = fams.add_parser("linear", help="deep linear network W_L ... W_1")
     q.add_argument("--widths", required=True)
-    add_common(q)
-    q = fams.add_parser("polynomial", help="a user polynomial map")
-    q.add_argument("polynomials", nargs="+", help="component polynomials, e.g. 'a*c' 'a*d'")
-    q.add_argument("--parameters", required=True, help="parameter names, comma-separated")
-    q.add_argument("--inputs", default="", help="input variable names, comma-separated")
-    q.add_argument("--symmetry", action="append", default=[], metavar="X1,...,XP",
-                   help="a kernel witness: one polynomial per parameter, comma-separated (verified; repeatable)")
-    q.add_argument("--equation", action="append", default=[], metavar="G",
-                   help="a polynomial in the outputs y1..ym vanishing on the image (verified; repeatable)")
-    add_common(q)
-
-
-def nonnegative_arg(name: str):
-    """argparse type: a non-negative integer."""
-
-    def parse(text: str) -> int:
-        if not text.strip().isdigit():
-            raise argparse.ArgumentTypeError(str(InputError(name, text, "a non-negative integer")))
-        return int(text)
-
-    return parse
+    q.add_argument("--rank", type=positive_arg("--rank"), required=True)
+    add_output_options(q)
+    q.set_defaults(handler=_run_normal_form)
+    p.set_defaults(handler=_help(p))

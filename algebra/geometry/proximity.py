@@ -22,17 +22,9 @@ hidden neurons are inactive:
 * Conjecture 3.16: ``dim F' < dim F`` suffices for no bias.  The sweep
   :func:`conjecture_sweep` records where the dimension count settles it.
 
-Dimensions are certified with the dimension engine, improved by
-:func:`bottleneck_upper_bound`, a certified upper bound for deep networks:
-cutting at the pre-activations ``z`` of hidden layer ``k`` writes
-``f = g(z, theta_up)`` with ``z`` in the neuromanifold ``F_low`` of the lower
-layers, so ``dim F <= dim F_low + P_up - s`` where ``s`` is the rank (at a
-point) of kernel fields of ``g`` tangent to ``F_low x R^{P_up}``: the neuron
-rescalings ``z_i -> s z_i, W_{k+1}[:, i] -> s^{-r} W_{k+1}[:, i]`` of a
-monomial activation (the ``GL(d_k)`` gauge for a linear one) and the upper
-layers' own symmetries.  (Rank of fields at a point is at most their generic
-rank on the irreducible ``F_low x R^{P_up}``, and the map factors through it.)
-This proves Example B.10's ``dim F <= 4`` where symmetries alone give 6.
+Dimensions come from the dimension engine (:func:`algebra.engine.dimension`),
+whose ladder includes the bottleneck cut of Example B.10
+(:mod:`algebra.engine.bottleneck`): ``dim F <= 4`` where symmetries alone give 6.
 
 Examples
 --------
@@ -49,15 +41,14 @@ from math import ceil, comb
 
 import numpy as np
 
+from algebra.engine import MAX_JACOBIAN_ENTRIES, dimension
 from algebra.errors import InputError, ResourceError
 from algebra.exact.field import DEFAULT_PRIME, PrimeField
 from algebra.exact.rank import rank_mod_p
-from algebra.geometry.dimension import MAX_JACOBIAN_ENTRIES, dimension, upper_bound
 from algebra.models.base import monomial_count
 from algebra.models.mlp import MLP, _monomial
 
 __all__ = [
-    "bottleneck_upper_bound",
     "certified_dimension",
     "reinsertion_rank",
     "ProximityResult",
@@ -68,75 +59,20 @@ __all__ = [
 ]
 
 
-def _clean(model: MLP) -> MLP:
-    """The same neuromanifold without the inactive bookkeeping (effective widths)."""
-    return MLP(model.effective_widths, model.activations, bias=model.bias)
-
-
 def _rng(seed: int, n: int):
     return [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(n)]
 
 
-def bottleneck_upper_bound(model: MLP, *, seed: int = 0, prime: int = DEFAULT_PRIME) -> tuple:
-    """Certified upper bound on ``dim F`` by cutting the network at a hidden layer.
-
-    Returns ``(upper, reason)``; the engine's own bound (ambient, symmetries)
-    is included, so the result is never worse than :func:`upper_bound`.
+def certified_dimension(model: MLP, *, seed: int = 0, prime: int = DEFAULT_PRIME) -> dict:
+    """The engine's dimension of an MLP as a JSON-ready dict (bounds, rung, reason).
 
     Examples
     --------
-    >>> bottleneck_upper_bound(MLP((2, 3, 1, 1), "t^3"))[0]
-    4
+    >>> d = certified_dimension(MLP((2, 3, 1, 1), "t^3"))       # Example B.10
+    >>> d["lower_bound"], d["upper_bound"], d["rung"]
+    (4, 4, 'bottleneck')
     """
-    if not isinstance(model, MLP):
-        raise InputError("model", model, "an MLP")
-    net = _clean(model)
-    F = PrimeField(prime)
-    rng_theta, rng_x = _rng(seed, 2)
-    theta = net.random_point(rng_theta)
-    best, reason, _, _ = upper_bound(net, theta, F)
-    w = net.effective_widths
-    L = len(w) - 1
-    offsets = net.offsets()
-    for k in range(1, L):  # cut at the pre-activation z of hidden layer k
-        lower = MLP(w[: k + 1], net.activations[: k - 1], bias=net.bias)
-        theta_low = theta[: lower.parameter_count]  # W_1, b_1, ..., W_k, b_k lead the flat vector
-        if k > 1:
-            ub_low = bottleneck_upper_bound(lower, seed=seed, prime=prime)[0]
-        else:
-            ub_low = upper_bound(lower, theta_low, F)[0]
-        upper_net = MLP(w[k:], net.activations[k:], bias=net.bias)
-        start = offsets[f"W{k + 1}"][0]
-        theta_up = theta[start:]
-        C = upper_net.symmetry_fields(theta_up, F)
-        rank_c = rank_mod_p(C, prime) if C.shape[0] else 0
-        # z at random inputs: its rows are the neurons' pre-activations
-        X = net.random_inputs(rng_x, max(4, w[k] + 2))
-        Z = lower.forward(theta_low, X, F)  # (M, w_k)
-        mono = _monomial(net.activations[k - 1])
-        if mono is None:
-            rank_z = 0
-        elif mono[1] == 1:
-            rank_z = w[k] * rank_mod_p(Z.T, prime)
-        else:
-            rank_z = int(np.count_nonzero(np.any(Z != 0, axis=0)))
-        cand = ub_low + upper_net.parameter_count - rank_z - rank_c
-        if cand < best:
-            best = cand
-            reason = (f"cut at hidden layer {k}: dim F_low <= {ub_low}, + {upper_net.parameter_count} upper parameters "
-                      f"- rank {rank_z + rank_c} of kernel fields (layer-{k} rescalings and upper symmetries)")
-    return best, reason
-
-
-def certified_dimension(model: MLP, *, seed: int = 0, prime: int = DEFAULT_PRIME) -> dict:
-    """Engine dimension of an MLP with the bottleneck upper bound folded in (JSON-ready dict)."""
-    res = dimension(model, seed=seed, prime=prime)
-    out = res.to_json()
-    ub, why = bottleneck_upper_bound(model, seed=seed, prime=prime)
-    if ub < out["upper_bound"]:
-        out["upper_bound"], out["upper_bound_reason"] = ub, why
-    out["certified"] = out["lower_bound"] == out["upper_bound"]
-    return out
+    return dimension(model, seed=seed, prime=prime).to_json()
 
 
 def _span_dimension(model: MLP, layer: int) -> int:

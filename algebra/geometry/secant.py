@@ -6,17 +6,16 @@ image of the sum map ``(theta_1, ..., theta_k) -> atom(theta_1) + ... +
 atom(theta_k)``.  Terracini's lemma says its dimension is the dimension of
 the span of the tangent spaces at ``k`` general points, i.e. the generic
 rank of the Jacobian of the sum map.  So a secant variety is a neuromanifold
-like any other: :class:`SecantMap` wraps an atom model and the dimension
-engine (:func:`algebra.geometry.dimension.dimension`) computes
-
-* the **lower bound**: exact rank of the Terracini matrix at a random integer
-  point, modulo a prime;
-* an **upper bound** ``min(ambient, k * dim cone X)`` from the atoms' scaling
-  symmetries (kernel witnesses) -- the *expected* dimension.
+like any other: :class:`~algebra.models.segre_veronese.SecantMap` wraps an
+atom model and the dimension engine (:func:`algebra.engine.dimension`)
+certifies it with its ladder (the atoms' scaling symmetries give the
+*expected* dimension ``min(ambient, k * dim cone X)``; below it, the Cramer
+rung certifies the defect).
 
 A *defect* (lower bound below the expected dimension) is only a statement
 about one random point until an upper bound below the expected dimension is
-proven.  :func:`flattening_upper_bound` proves one with *left-kernel
+proven.  Besides the engine's rungs, :func:`flattening_upper_bound` proves one
+deterministically (no identity test) with *left-kernel
 witnesses*: a linear map ``L`` from the ambient space to matrices with
 ``rank L(atom) <= rho`` for every atom (catalecticant / Segre flattenings,
 ``rho = 1``; Koszul flattenings, ``rho = binom(n - 1, s)``; Landsberg–
@@ -31,23 +30,19 @@ these functionals.  Computed modulo ``p`` this is still sound: when
 span the kernels modulo ``p``, so the rank modulo ``p`` of the functionals is
 a lower bound for their rank over Q.
 
-Coordinates.  The atom of the Segre–Veronese variety
-``P^{n_1-1} x ... x P^{n_m-1}`` embedded by ``O(d_1, ..., d_m)`` is
-``(v_1, ..., v_m) -> (prod_i v_i^{alpha_i})_alpha``, one coordinate per tuple
-of monomials ``alpha_i`` of degree ``d_i`` in ``n_i`` variables (graded lex).
-These differ from polynomial coefficients by the multinomial factors, an
-invertible diagonal change of coordinates that changes no rank; in them every
-flattening of an atom is visibly of rank one.  Veronese is ``m = 1``; Segre
-is all ``d_i = 1``; the quadratic network ``x -> V (W x)^2`` of the grokking
-paper (Appendix G) is ``factors = (p, d)``, ``degrees = (1, 2)``.
+The Segre–Veronese cones and the secant maps are models
+(:mod:`algebra.models.segre_veronese`); this module holds the paper-level
+analyses on top of the engine: flattenings, the secant result with its
+defect status, and the sweeps.
 
 Examples
 --------
 >>> r = secant_dimension(veronese(3, 4), 5)          # an Alexander-Hirschowitz exception
 >>> r.dimension, r.expected_dimension, r.defect, r.certified
 (14, 15, 1, True)
->>> secant_dimension(segre_veronese((3, 4), (1, 2)), 5).to_json()["upper_bound_reason"][:29]
-'flattening minors (Koszul s=1'
+>>> r = secant_dimension(segre_veronese((3, 4), (1, 2)), 5)   # a defective quadratic network
+>>> r.dimension, r.expected_dimension, r.engine["rung"]
+(29, 30, 'cramer')
 """
 
 from __future__ import annotations
@@ -60,257 +55,32 @@ from typing import Sequence
 
 import numpy as np
 
-from algebra.errors import InputError, ResourceError
+from algebra.engine import dimension
 from algebra.exact.field import DEFAULT_PRIME, PrimeField
 from algebra.exact.rank import rank_mod_p, to_nmod_mat
-from algebra.geometry.dimension import dimension
-from algebra.models.base import Model, NoInputModel, int_list, positive_int
+from algebra.models.base import Model, positive_int
 from algebra.models.mlp import monomials
+from algebra.models.segre_veronese import VARIETIES, SecantMap, SegreVeroneseCone, segre, segre_veronese, veronese
 
 __all__ = [
-    "SegreVeroneseCone",
-    "SecantMap",
     "Flattening",
     "SecantResult",
-    "veronese",
-    "segre",
-    "segre_veronese",
     "flattenings",
     "flattening_upper_bound",
+    "pooled_flattening_bound",
     "secant_dimension",
     "sweep_veronese",
     "sweep_quadratic",
     "table_rows",
     "write_table",
+    # the models live in algebra.models.segre_veronese; re-exported for the paper analyses
+    "SegreVeroneseCone",
+    "SecantMap",
+    "veronese",
+    "segre",
+    "segre_veronese",
     "VARIETIES",
 ]
-
-VARIETIES = ("veronese", "segre", "segre-veronese")
-
-#: Largest ambient space (number of coordinates) a Segre-Veronese cone may have.
-MAX_COORDINATES = 200_000
-
-
-class SegreVeroneseCone(NoInputModel):
-    """Affine cone over the Segre–Veronese variety: ``(v_1..v_m) -> prod_i v_i^{alpha_i}``.
-
-    Parameters
-    ----------
-    factors : sequence of int
-        ``(n_1, ..., n_m)``, the dimensions of the vector spaces.
-    degrees : sequence of int
-        ``(d_1, ..., d_m)``, the degree of the embedding in each factor.
-
-    The ``m - 1`` relative scalings ``v_i -> s^{d_m} v_i``, ``v_m -> s^{-d_i} v_m``
-    are kernel witnesses, so the cone has dimension ``sum n_i - (m - 1)``
-    (the engine certifies it).
-
-    Examples
-    --------
-    >>> X = SegreVeroneseCone((3, 4), (1, 2))
-    >>> X.parameter_count, X.ambient_dimension(), X.expected_dimension()
-    (7, 30, 6)
-    >>> SegreVeroneseCone((3, 4), (1,))
-    Traceback (most recent call last):
-    ...
-    algebra.errors.InputError: invalid degrees=(1,): expected one degree per factor (2)
-    """
-
-    family = "segre-veronese-cone"
-
-    def __init__(self, factors: Sequence[int], degrees: Sequence[int]):
-        self.factors = int_list("factors", factors, minimum=1)
-        self.degrees = int_list("degrees", degrees, minimum=1)
-        if len(self.degrees) != len(self.factors):
-            raise InputError("degrees", self.degrees, f"one degree per factor ({len(self.factors)})")
-        size = 1
-        for n, d in zip(self.factors, self.degrees):
-            size *= comb(n + d - 1, d)
-        if size > MAX_COORDINATES:  # refuse before listing the monomials
-            raise ResourceError(f"the ambient space would have {size:,} coordinates, above the limit of {MAX_COORDINATES:,}")
-        per = [monomials(n, d) for n, d in zip(self.factors, self.degrees)]
-        self.factor_monomials = per
-        #: one row per ambient coordinate: the concatenated exponent vector
-        self.exponents = np.array([sum(t, ()) for t in product(*per)], dtype=np.int64)
-        self.index = {tuple(int(v) for v in row): i for i, row in enumerate(self.exponents)}
-
-    def param_blocks(self) -> list:
-        return [(f"v{i + 1}", (n,)) for i, n in enumerate(self.factors)]
-
-    def spec(self) -> dict:
-        return {"family": self.family, "factors": list(self.factors), "degrees": list(self.degrees)}
-
-    @property
-    def n_outputs(self) -> int:
-        return len(self.exponents)
-
-    def symmetry_count(self) -> int:
-        return len(self.factors) - 1
-
-    def symmetry_names(self) -> list:
-        return ["relative scalings of the factors"] if len(self.factors) > 1 else []
-
-    def _powers(self, v, F):
-        """``v^E`` for the exponent matrix ``E`` of the coordinates (and helper tables)."""
-        top = int(self.exponents.max()) if self.exponents.size else 0
-        pw = [F.ones(v.shape)]
-        for _ in range(top):
-            pw.append(F.mul(pw[-1], v))
-        table = np.stack(pw)  # (top+1, P)
-        return table
-
-    def forward(self, theta, X, field) -> np.ndarray:
-        F = field
-        v = F.array(np.asarray(theta))
-        table = self._powers(v, F)
-        E = self.exponents
-        out = F.ones(len(E))
-        for j in range(E.shape[1]):
-            out = F.mul(out, table[E[:, j], j])
-        return out.reshape(1, -1)
-
-    def jacobian(self, theta, X, field) -> np.ndarray:
-        """``d(v^alpha)/dv_j = alpha_j v^(alpha - e_j)``, shape ``(N, P)``."""
-        F = field
-        v = F.array(np.asarray(theta))
-        table = self._powers(v, F)
-        E = self.exponents
-        N, P = E.shape
-        J = F.zeros((N, P))
-        for j in range(P):
-            col = F.array(E[:, j].copy())
-            Ej = E.copy()
-            Ej[:, j] = np.maximum(Ej[:, j] - 1, 0)
-            term = col
-            for i in range(P):
-                term = F.mul(term, table[Ej[:, i], i])
-            J[:, j] = term
-        return J
-
-    def symmetry_fields(self, theta, field) -> np.ndarray:
-        F = field
-        m = len(self.factors)
-        if m == 1:
-            return F.zeros((0, self.parameter_count))
-        blocks = self._blocks(theta, F)
-        offs = self.offsets()
-        rows = []
-        dm = self.degrees[-1]
-        last = f"v{m}"
-        for i in range(m - 1):
-            vec = F.zeros(self.parameter_count)
-            s, _ = offs[f"v{i + 1}"]
-            vec[s : s + self.factors[i]] = F.mul(blocks[f"v{i + 1}"], F.scalar(dm))
-            s2, _ = offs[last]
-            vec[s2 : s2 + self.factors[-1]] = F.neg(F.mul(blocks[last], F.scalar(self.degrees[i])))
-            rows.append(vec)
-        return np.stack(rows)
-
-
-def veronese(n: int, degree: int) -> SegreVeroneseCone:
-    """Affine cone over ``v_degree(P^{n-1})`` in ``Sym^degree C^n`` (``n`` variables)."""
-    return SegreVeroneseCone((positive_int("n", n),), (positive_int("degree", degree),))
-
-
-def segre(factors: Sequence[int]) -> SegreVeroneseCone:
-    """Affine cone over the Segre variety ``P^{n_1-1} x ... x P^{n_m-1}`` (rank-one tensors)."""
-    factors = int_list("factors", factors, minimum=1)
-    return SegreVeroneseCone(factors, (1,) * len(factors))
-
-
-def segre_veronese(factors: Sequence[int], degrees: Sequence[int]) -> SegreVeroneseCone:
-    """Affine cone over the Segre–Veronese variety (see :class:`SegreVeroneseCone`)."""
-    return SegreVeroneseCone(factors, degrees)
-
-
-class SecantMap(Model):
-    """The sum of ``k`` independent copies of an atom map (Terracini's parametrization).
-
-    Works for any :class:`~algebra.models.base.Model` as atom (e.g. the
-    one-neuron cone ``MLP((n, 1, 1), "t^3")``, whose ``k``-fold sum is the
-    width-``k`` shallow network).  Kernel witnesses are the atoms' own.
-
-    Examples
-    --------
-    >>> S = SecantMap(veronese(3, 2), 2)
-    >>> S.parameter_count, S.ambient_dimension(), S.expected_dimension()
-    (6, 6, 6)
-    """
-
-    family = "secant"
-
-    def __init__(self, atom: Model, k: int):
-        if not isinstance(atom, Model):
-            raise InputError("atom", atom, "a Model")
-        self.atom = atom
-        self.k = positive_int("k", k)
-
-    def param_blocks(self) -> list:
-        return [(f"{name}_{j}", shape) for j in range(self.k) for name, shape in self.atom.param_blocks()]
-
-    def spec(self) -> dict:
-        return {"family": self.family, "k": self.k, "atom": self.atom.spec()}
-
-    @property
-    def n_inputs(self) -> int:
-        return self.atom.n_inputs
-
-    @property
-    def n_outputs(self) -> int:
-        return self.atom.n_outputs
-
-    @property
-    def degree(self) -> int:
-        return self.atom.degree
-
-    @property
-    def homogeneous(self) -> bool:
-        return self.atom.homogeneous
-
-    def ambient_dimension(self) -> int:
-        return self.atom.ambient_dimension()
-
-    def expected_dimension(self) -> int:
-        """``min(ambient, k * dim cone X)`` with ``dim cone X = P_atom - #symmetries``."""
-        cone = self.atom.parameter_count - self.atom.symmetry_count()
-        return min(self.ambient_dimension(), self.k * cone)
-
-    def symmetry_count(self) -> int:
-        return self.k * self.atom.symmetry_count()
-
-    def symmetry_names(self) -> list:
-        return [f"{name} (each of {self.k} atoms)" for name in self.atom.symmetry_names()]
-
-    def _split(self, theta):
-        theta = np.asarray(theta)
-        Pa = self.atom.parameter_count
-        return [theta[j * Pa : (j + 1) * Pa] for j in range(self.k)]
-
-    def forward(self, theta, X, field) -> np.ndarray:
-        F = field
-        parts = self._split(theta)
-        out = self.atom.forward(parts[0], X, F)
-        for th in parts[1:]:
-            out = F.add(out, self.atom.forward(th, X, F))
-        return out
-
-    def jacobian(self, theta, X, field) -> np.ndarray:
-        return np.concatenate([self.atom.jacobian(th, X, field) for th in self._split(theta)], axis=1)
-
-    def symmetry_fields(self, theta, field) -> np.ndarray:
-        F = field
-        Pa = self.atom.parameter_count
-        rows = []
-        for j, th in enumerate(self._split(theta)):
-            S = self.atom.symmetry_fields(th, F)
-            if S.shape[0]:
-                block = F.zeros((S.shape[0], self.parameter_count))
-                block[:, j * Pa : (j + 1) * Pa] = S
-                rows.append(block)
-        if not rows:
-            return F.zeros((0, self.parameter_count))
-        return np.concatenate(rows)
-
 
 # -- flattenings: left-kernel witnesses ---------------------------------------------
 
@@ -497,6 +267,46 @@ def flattening_upper_bound(X: SegreVeroneseCone, k: int, flat: Flattening, *, se
     return out
 
 
+def pooled_flattening_bound(X: SegreVeroneseCone, k: int, *, target: int = 0, seed: int = 0,
+                            prime: int = DEFAULT_PRIME) -> dict | None:
+    """The best upper bound from the gradients of several flattenings pooled together.
+
+    All the flattenings' minors vanish on ``sigma_k``, so the rank of the
+    union of their gradients bounds the codimension from below.  Flattenings
+    are tried most informative first, until the bound reaches ``target``.
+    Returns ``None`` when no flattening decides anything, else a dict with
+    ``upper_bound``, ``reason``, ``flattenings`` (the ones used) and
+    ``conormal_rank``.  Deterministic: no identity test is involved.
+
+    Examples
+    --------
+    >>> info = pooled_flattening_bound(segre((2, 2, 2, 2)), 3)
+    >>> info["upper_bound"], len(info["flattenings"]) >= 2
+    (14, True)
+    """
+    cands = [f for f in flattenings(X) if f.informative(k)]
+    cands.sort(key=lambda f: -(min(f.shape) - f.rank_bound(k)))
+    N = X.ambient_dimension()
+    pooled, used, pooled_rank, best = None, [], 0, None
+    for flat in cands:
+        info = flattening_upper_bound(X, k, flat, seed=seed, prime=prime, return_gradients=True)
+        if info["upper_bound"] is None:
+            continue
+        G = info.pop("gradients")
+        stacked = G if pooled is None else np.concatenate([pooled, G])
+        rank = rank_mod_p(stacked, prime)
+        if rank == pooled_rank:  # nothing new from this flattening
+            continue
+        pooled, pooled_rank = stacked, rank
+        used.append(info)
+        names = ", ".join(u["flattening"] for u in used)
+        best = {"upper_bound": N - rank, "conormal_rank": rank, "flattenings": list(used),
+                "reason": f"flattening minors ({names}) vanish on sigma_{k}; ambient {N} - rank {rank} of their gradients"}
+        if N - rank <= target:
+            break
+    return best
+
+
 # -- the secant dimension ----------------------------------------------------------------
 
 
@@ -598,30 +408,9 @@ def secant_dimension(X: Model, k: int, *, seed: int = 0, prime: int = DEFAULT_PR
     upper, reason = res.upper_bound, res.upper_bound_reason
     flat_info = None
     if certify_defect and isinstance(X, SegreVeroneseCone) and res.lower_bound < upper:
-        # Gradients from several flattenings are pooled: all vanish on sigma_k, so the
-        # rank of their union bounds the codimension from below.
-        cands = [f for f in flattenings(X) if f.informative(k)]
-        cands.sort(key=lambda f: -(min(f.shape) - f.rank_bound(k)))
-        pooled, used, pooled_rank = None, [], 0
-        for flat in cands:
-            info = flattening_upper_bound(X, k, flat, seed=seed, prime=prime, return_gradients=True)
-            if info["upper_bound"] is None:
-                continue
-            G = info.pop("gradients")
-            stacked = G if pooled is None else np.concatenate([pooled, G])
-            rank = rank_mod_p(stacked, prime)
-            if rank == pooled_rank:  # nothing new from this flattening
-                continue
-            pooled, pooled_rank = stacked, rank
-            used.append(info)
-            if X.ambient_dimension() - rank < upper:
-                upper = X.ambient_dimension() - rank
-                names = ", ".join(u["flattening"] for u in used)
-                reason = (f"flattening minors ({names}) vanish on sigma_{k}; "
-                          f"ambient {X.ambient_dimension()} - rank {rank} of their gradients")
-                flat_info = {"flattenings": list(used), "conormal_rank": rank, "upper_bound": upper}
-            if upper <= res.lower_bound:
-                break
+        flat_info = pooled_flattening_bound(X, k, target=res.lower_bound, seed=seed, prime=prime)
+        if flat_info is not None and flat_info["upper_bound"] < upper:
+            upper, reason = flat_info["upper_bound"], flat_info["reason"]
     return SecantResult(
         variety=X.spec(),
         k=k,

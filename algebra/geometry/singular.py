@@ -42,7 +42,7 @@ import numpy as np
 from algebra.errors import InputError
 from algebra.exact.field import RationalField
 from algebra.exact.rank import rank_over_q
-from algebra.geometry.dimension import dimension
+from algebra.engine import dimension
 from algebra.models import LightningAttention
 from algebra.models.base import monomial_count
 from algebra.models.mlp import monomials

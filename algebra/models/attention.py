@@ -84,6 +84,9 @@ class LightningAttention(Model):
     def homogeneous(self) -> bool:
         return True
 
+    def joint_degree(self) -> int:
+        return 5 if self.rank is None else 6  # V (1) X X^T (2) A (1 or K^T Q: 2) X (1)
+
     def symmetry_count(self) -> int:
         count = 1
         if self.rank is not None:

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from algebra.errors import InputError
+from algebra.errors import InputError, NotFinishedError
 
 __all__ = ["Model", "NoInputModel", "monomial_count", "positive_int", "int_list"]
 
@@ -189,6 +189,51 @@ class Model(ABC):
         variables are the output coordinates.
         """
         return []
+
+    # -- what the engine's identity checks need (algebra.engine.identities) ---------
+    def joint_degree(self) -> int:
+        """An upper bound on the total degree of the outputs in ``(theta, x)`` jointly.
+
+        The Schwartz–Zippel rungs of the engine need it; a model without it
+        gets no probabilistic rung (the engine reports the bounds it has).
+        """
+        raise NotFinishedError(f"{type(self).__name__}.joint_degree (needed by the engine's identity checks)")
+
+    def symmetry_degree(self) -> int:
+        """Total degree in ``theta`` of the fields :meth:`symmetry_fields` returns (linear by default)."""
+        return 1
+
+    def image_equation_count(self) -> int:
+        """Number of image equations (without building them where a model can count them directly)."""
+        return len(self.image_equations())
+
+    def image_equation_degree(self) -> int:
+        """Largest degree of an image equation (0 when there are none)."""
+        return max((g.degree for g in self.image_equations()), default=0)
+
+    def image_equation_values(self, theta, field) -> list:
+        """Values ``g_i(F(theta))`` of the image equations over ``field`` (all zero when they hold)."""
+        y = [int(v) for v in self.forward(theta, np.zeros((1, 0), dtype=np.int64), field)[0]]
+        return [g.evaluate_mod(y, field.p) for g in self.image_equations()]
+
+    def image_equation_gradients(self, theta, field) -> np.ndarray:
+        """Gradients ``Dg_i(F(theta))`` over a prime field: array ``(#equations, n_outputs)``.
+
+        The derivatives of the equations are taken once per model and cached;
+        models whose equations have a closed-form gradient override this.
+        """
+        eqs = self.image_equations()
+        if not eqs:
+            return field.zeros((0, self.n_outputs))
+        if getattr(self, "_equation_derivatives", None) is None:
+            self._equation_derivatives = [[g.derivative(v) for v in g.variables] for g in eqs]
+        y = [int(v) for v in self.forward(theta, np.zeros((1, 0), dtype=np.int64), field)[0]]
+        G = field.zeros((len(eqs), self.n_outputs))
+        for i, row in enumerate(self._equation_derivatives):
+            for j, dg in enumerate(row):
+                if not dg.is_zero:
+                    G[i, j] = dg.evaluate_mod(y, field.p)
+        return G
 
     # -- helpers for subclasses ---------------------------------------------------
     def _blocks(self, theta, field) -> dict:

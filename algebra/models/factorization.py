@@ -30,7 +30,7 @@ import numpy as np
 from algebra.models.base import NoInputModel, int_list, positive_int
 from algebra.models.polynomial import Polynomial
 
-__all__ = ["QueryKey", "DeepLinear", "bordered_minors"]
+__all__ = ["QueryKey", "DeepLinear", "bordered_minors", "bordered_minor_values", "bordered_minor_gradients"]
 
 
 def _perm_sign(perm) -> int:
@@ -60,6 +60,77 @@ def _minor_polynomial(rows, cols, n_cols: int, variables: tuple) -> Polynomial:
     return Polynomial(variables, {k: Fraction(v) for k, v in terms.items() if v})
 
 
+#: Largest bordered minor written out: a 6 x 6 determinant has 720 terms.
+MAX_MINOR_SIZE = 6
+
+
+def _has_bordered_minors(n_rows: int, n_cols: int, r: int) -> bool:
+    return r < min(n_rows, n_cols) and r + 1 <= MAX_MINOR_SIZE
+
+
+def _determinants(S: np.ndarray, F) -> np.ndarray:
+    """Determinants of a stack ``S`` of ``m x m`` matrices over ``F`` (Leibniz, vectorized over the stack)."""
+    n, m = S.shape[0], S.shape[1]
+    total = F.zeros(n)
+    for perm in permutations(range(m)):
+        term = F.ones(n)
+        for i, j in enumerate(perm):
+            term = F.mul(term, S[:, i, j])
+        total = F.add(total, term) if _perm_sign(perm) > 0 else F.sub(total, term)
+    return total
+
+
+def bordered_minor_values(C: np.ndarray, r: int, F) -> np.ndarray:
+    """Values of the bordered ``(r+1)``-minors of the matrix ``C`` (order of :func:`bordered_minors`).
+
+    Examples
+    --------
+    >>> from algebra.exact.field import PrimeField
+    >>> bordered_minor_values(np.array([[1, 2], [3, 4]]), 1, PrimeField(101)).tolist()   # 1*4 - 2*3
+    [99]
+    """
+    n_rows, n_cols = C.shape
+    if not _has_bordered_minors(n_rows, n_cols, r):
+        return F.zeros(0)
+    base = list(range(r))
+    S = np.stack([C[np.ix_(base + [i], base + [j])] for i in range(r, n_rows) for j in range(r, n_cols)])
+    return _determinants(S, F)
+
+
+def bordered_minor_gradients(C: np.ndarray, r: int, F) -> np.ndarray:
+    """Gradients of the bordered ``(r+1)``-minors at ``C``: the cofactors, shape ``(#minors, C.size)``.
+
+    The gradient of ``det C[R, S]`` with respect to ``C[R_a, S_b]`` is the
+    cofactor ``(-1)^(a+b) det C[R - R_a, S - S_b]``: numbers at the point, no
+    symbolic differentiation.
+
+    Examples
+    --------
+    >>> from algebra.exact.field import PrimeField
+    >>> bordered_minor_gradients(np.array([[1, 2], [3, 4]]), 1, PrimeField(101)).tolist()
+    [[4, 98, 99, 1]]
+    """
+    n_rows, n_cols = C.shape
+    if not _has_bordered_minors(n_rows, n_cols, r):
+        return F.zeros((0, C.size))
+    base = list(range(r))
+    pairs = [(base + [i], base + [j]) for i in range(r, n_rows) for j in range(r, n_cols)]
+    S = np.stack([C[np.ix_(R, Cs)] for R, Cs in pairs])
+    G = F.zeros((len(pairs), C.size))
+    m = r + 1
+    idx = np.arange(len(pairs))
+    for a in range(m):
+        for b in range(m):
+            keep_r = [i for i in range(m) if i != a]
+            keep_c = [j for j in range(m) if j != b]
+            cof = _determinants(S[:, keep_r][:, :, keep_c], F)
+            if (a + b) % 2:
+                cof = F.neg(cof)
+            cols = np.array([R[a] * n_cols + Cs[b] for R, Cs in pairs])
+            G[idx, cols] = cof
+    return G
+
+
 def bordered_minors(n_rows: int, n_cols: int, r: int, variables: tuple) -> list:
     """The ``(r+1)``-minors of an ``n_rows x n_cols`` matrix containing its leading ``r x r`` block.
 
@@ -69,7 +140,7 @@ def bordered_minors(n_rows: int, n_cols: int, r: int, variables: tuple) -> list:
     >>> [p.to_text() for p in bordered_minors(2, 2, 1, names)]
     ['c0*c3 - c1*c2']
     """
-    if r >= min(n_rows, n_cols) or r + 1 > 6:
+    if not _has_bordered_minors(n_rows, n_cols, r):
         return []
     base = list(range(r))
     out = []
@@ -124,6 +195,34 @@ class _MatrixProduct(NoInputModel):
 
     def output_variables(self) -> tuple:
         return tuple(f"c{i}" for i in range(self.n_outputs))
+
+    @abstractmethod
+    def _product_shape(self) -> tuple:
+        """``(rows, cols)`` of the product matrix."""
+
+    @abstractmethod
+    def _rank_bound(self) -> int:
+        """The rank every product has at most (its bordered ``(r+1)``-minors vanish on the image)."""
+
+    def image_equations(self) -> list:
+        return bordered_minors(*self._product_shape(), self._rank_bound(), self.output_variables())
+
+    def image_equation_count(self) -> int:
+        n_rows, n_cols = self._product_shape()
+        r = self._rank_bound()
+        return (n_rows - r) * (n_cols - r) if _has_bordered_minors(n_rows, n_cols, r) else 0
+
+    def image_equation_degree(self) -> int:
+        return self._rank_bound() + 1 if self.image_equation_count() else 0
+
+    def _product(self, theta, F) -> np.ndarray:
+        return self.forward(theta, np.zeros((1, 0), dtype=np.int64), F).reshape(self._product_shape())
+
+    def image_equation_values(self, theta, field) -> list:
+        return list(bordered_minor_values(self._product(theta, field), self._rank_bound(), field))
+
+    def image_equation_gradients(self, theta, field) -> np.ndarray:
+        return bordered_minor_gradients(self._product(theta, field), self._rank_bound(), field)
 
 
 class QueryKey(_MatrixProduct):
@@ -182,8 +281,14 @@ class QueryKey(_MatrixProduct):
                 rows.append(np.concatenate([dA.ravel(), dB.ravel()]))
         return np.stack(rows)
 
-    def image_equations(self) -> list:
-        return bordered_minors(self.d, self.d, min(self.d, self.k), self.output_variables())
+    def _product_shape(self) -> tuple:
+        return (self.d, self.d)
+
+    def _rank_bound(self) -> int:
+        return min(self.d, self.k)
+
+    def joint_degree(self) -> int:
+        return 2
 
 
 class DeepLinear(_MatrixProduct):
@@ -258,5 +363,11 @@ class DeepLinear(_MatrixProduct):
             return F.zeros((0, P))
         return np.stack(rows)
 
-    def image_equations(self) -> list:
-        return bordered_minors(self.widths[-1], self.widths[0], self.rank_bound, self.output_variables())
+    def _product_shape(self) -> tuple:
+        return (self.widths[-1], self.widths[0])
+
+    def _rank_bound(self) -> int:
+        return self.rank_bound
+
+    def joint_degree(self) -> int:
+        return len(self.widths) - 1

@@ -58,7 +58,7 @@ def parse_inactive(text: str, n_hidden: int, *, argument: str = "--inactive") ->
         return out
     for item in text.split(","):
         parts = item.strip().split(":")
-        if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        if len(parts) != 2 or not all(p.strip().isascii() and p.strip().isdigit() for p in parts):
             raise InputError(argument, text, "comma-separated LAYER:NEURON pairs, e.g. 1:0,2:3")
         layer, neuron = int(parts[0]), int(parts[1])
         if not 1 <= layer <= n_hidden:
@@ -81,6 +81,31 @@ def _coeffs(act) -> tuple:
     if len(cs) < 2:
         raise InputError("activation", act, "a non-constant polynomial")
     return cs
+
+
+def activation_list(activations, count: int, layer: str = "hidden layer") -> tuple:
+    """One activation (text, :class:`Polynomial` or coefficient list) for every layer, or one per layer.
+
+    Shared by the MLP and the CNN (:mod:`algebra.models.cnn`); ``layer`` names
+    the layers that take an activation in the error message.
+
+    Examples
+    --------
+    >>> activation_list("t^2", 2)
+    ((Fraction(0, 1), Fraction(0, 1), Fraction(1, 1)), (Fraction(0, 1), Fraction(0, 1), Fraction(1, 1)))
+    >>> activation_list(["t", "t"], 1)
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid activations=['t', 't']: expected one activation or exactly 1 (one per hidden layer)
+    """
+    if isinstance(activations, (str, Polynomial)) or (
+        isinstance(activations, (list, tuple)) and activations and not isinstance(activations[0], (str, list, tuple, Polynomial))
+    ):
+        return (_coeffs(activations),) * count
+    acts = tuple(_coeffs(a) for a in activations)
+    if len(acts) != count:
+        raise InputError("activations", activations, f"one activation or exactly {count} (one per {layer})")
+    return acts
 
 
 def _monomial(cs: tuple):
@@ -128,15 +153,7 @@ class MLP(Model):
     def __init__(self, widths: Sequence[int], activations="t^2", *, bias: bool = False, inactive: Mapping | None = None):
         self.widths = int_list("widths", widths, minimum=1, min_length=2)
         n_hidden = len(self.widths) - 2
-        if isinstance(activations, (str, Polynomial)) or (
-            isinstance(activations, (list, tuple)) and activations and not isinstance(activations[0], (str, list, tuple, Polynomial))
-        ):
-            acts = [_coeffs(activations)] * n_hidden
-        else:
-            acts = [_coeffs(a) for a in activations]
-            if len(acts) != n_hidden:
-                raise InputError("activations", activations, f"one activation or exactly {n_hidden} (one per hidden layer)")
-        self.activations = tuple(acts)
+        self.activations = activation_list(activations, n_hidden, "hidden layer")
         if not isinstance(bias, bool):
             raise InputError("bias", bias, "True or False")
         self.bias = bias
@@ -196,6 +213,16 @@ class MLP(Model):
     @property
     def homogeneous(self) -> bool:
         return not self.bias and all(_monomial(a) is not None for a in self.activations)
+
+    def joint_degree(self) -> int:
+        """Total degree in ``(theta, x)``: 2 for ``W_1 x + b_1``, then ``k * deg + 1`` per activation of degree ``k``."""
+        deg = 2
+        for a in self.activations:
+            deg = (len(a) - 1) * deg + 1
+        return deg
+
+    def symmetry_degree(self) -> int:
+        return 2 if self._orthogonal_layers() else 1
 
     def _orthogonal_layers(self) -> list:
         """Hidden layers with activation ``c t^2`` followed by a layer of width 1."""

@@ -149,6 +149,12 @@ class PolynomialMap(Model):
             raise InputError(arg, g, f"a polynomial vanishing on the image (composition gives {total.to_text()})")
         return poly
 
+    def joint_degree(self) -> int:
+        return max(max(p.degree, 1) for p in self.polynomials)
+
+    def symmetry_degree(self) -> int:
+        return max((c.degree for fld in self.symmetries for c in fld), default=1)
+
     def output_variables(self) -> tuple:
         """Names of the output coordinates used by image equations: ``y1, ..., ym``."""
         return tuple(f"y{i + 1}" for i in range(len(self.polynomials)))

@@ -9,9 +9,13 @@ Modules (import them directly; nothing is re-exported here so that importing
                   evaluated through sufficient statistics
 ``samplers``      batched SGLD, RMSProp-SGLD, MALA and HMC on the localized tempered posterior
 ``estimators``    chain-wise and multi-temperature LLC estimators with ESS-based errors
-``diagnostics``   ESS, split R-hat, burn-in detection, Hutchinson Hessian trace
+``diagnostics``   ESS, split R-hat, burn-in detection (with its failure signals),
+                  Hutchinson Hessian trace
 ``calibration``   the one automatic calibration procedure and its ok/suspect verdict
-``suite``         the exact-reference suite (lambda, m from :mod:`algebra.slt`)
+``suite``         the calibration suite (``SUITE``, the procedure was designed on it) and the
+                  validation suite (``VALIDATION``, never used for design); lambda, m from
+                  :mod:`algebra.slt`
+``inference_data`` export of sampler runs to ArviZ ``InferenceData`` (arviz imported lazily)
 ``torch_backend`` optional batched SGLD for a ``torch.nn.Module`` (torch imported lazily)
 ``commands``      ``neuroalgebra llc ...``
 """

@@ -17,7 +17,7 @@ import numpy as np
 from algebra.errors import InputError
 
 __all__ = ["autocorrelation", "effective_sample_size", "split_rhat", "detect_burnin",
-           "hutchinson_trace"]
+           "burnin_report", "hutchinson_trace"]
 
 
 def _chains(x) -> np.ndarray:
@@ -112,12 +112,16 @@ def split_rhat(x) -> float:
     return float(np.sqrt(((n - 1) / n * W + B / n) / W))
 
 
-def detect_burnin(x, *, batch: int = 5, max_fraction: float = 0.5) -> int:
+def detect_burnin(x, *, batch: int = 5, min_kept: int = 5) -> int:
     """Number of initial draws to discard (MSER-``batch`` on the chain-averaged trace).
 
-    Chooses ``d`` minimising ``var(y[d:]) / (len(y) - d)`` over batch means
-    ``y``, searched in the first ``max_fraction`` of the trace; a minimiser at
-    the end of that window means the trace has not become stationary.
+    Chooses ``d`` minimising ``var(y[d:]) / (len(y) - d)^2`` over batch means
+    ``y`` (White 1997).  The search runs over the *whole* trace, keeping at
+    least ``min_kept`` batches, so the answer can exceed the number of draws
+    it leaves: MSER's own validity rule then says the run is too short
+    (burn-in longer than the kept draws), and a minimiser at the end of the
+    search window says the trace never became stationary
+    (:func:`burnin_report` gives both signals).
 
     Examples
     --------
@@ -126,19 +130,60 @@ def detect_burnin(x, *, batch: int = 5, max_fraction: float = 0.5) -> int:
     >>> 150 <= detect_burnin(trace + 0.1 * rng.standard_normal(1000)) <= 250
     True
     """
+    return burnin_report(x, batch=batch, min_kept=min_kept)["burnin"]
+
+
+def burnin_report(x, *, batch: int = 5, min_kept: int = 5) -> dict:
+    """MSER burn-in with its two failure signals.
+
+    Returns
+    -------
+    dict
+        ``burnin`` (draws to discard), ``kept`` (draws left),
+        ``exceeds_kept`` (``burnin > kept``: more of the run is transient
+        than stationary; MSER's truncation rule rejects such a run) and
+        ``at_window_end`` (the minimiser is the last admissible truncation:
+        the trace is still trending when the draws run out).
+
+    Examples
+    --------
+    A trace that drifts for 70% of the run, then settles:
+
+    >>> rng = np.random.default_rng(0)
+    >>> late = np.concatenate([np.linspace(5, 0, 700), np.zeros(300)]) + 0.05 * rng.standard_normal(1000)
+    >>> r = burnin_report(late)
+    >>> r["exceeds_kept"], r["at_window_end"]
+    (True, False)
+
+    A trace still relaxing when the draws run out (time constant 300 draws of 1000):
+
+    >>> burnin_report(5 * np.exp(-np.arange(1000) / 300))["at_window_end"]
+    True
+    """
     x = _chains(x)
+    if not isinstance(batch, (int, np.integer)) or batch < 1:
+        raise InputError("batch", batch, "a positive integer")
+    if not isinstance(min_kept, (int, np.integer)) or min_kept < 2:
+        raise InputError("min_kept", min_kept, "an integer >= 2")
     y = x.mean(axis=0)
     nb = y.size // batch
-    if nb < 4:
-        return 0
+    if nb < 2 * min_kept:
+        return {"burnin": 0, "kept": int(y.size), "exceeds_kept": False, "at_window_end": False}
     means = y[:nb * batch].reshape(nb, batch).mean(axis=1)
-    best, best_d = np.inf, 0
-    for d in range(0, int(nb * max_fraction) + 1):
-        rest = means[d:]
-        score = rest.var() / (rest.size ** 2) if rest.size > 1 else np.inf
-        if score < best:
-            best, best_d = score, d
-    return int(best_d * batch)
+    last = nb - min_kept
+    # MSER score of every truncation d = 0..last in one pass (suffix sums)
+    rev = means[::-1]
+    count = np.arange(1, nb + 1)
+    s1 = np.cumsum(rev)[::-1]
+    s2 = np.cumsum(rev**2)[::-1]
+    size = count[::-1]
+    var = s2 / size - (s1 / size) ** 2
+    score = np.maximum(var, 0.0)[:last + 1] / size[:last + 1] ** 2
+    d = int(np.argmin(score))
+    burnin = d * batch
+    kept = int(y.size - burnin)
+    return {"burnin": burnin, "kept": kept, "exceeds_kept": bool(burnin > kept),
+            "at_window_end": bool(d == last)}
 
 
 def hutchinson_trace(model, w=None, *, num_vectors: int = 100, seed: int = 0) -> dict:

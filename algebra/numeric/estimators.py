@@ -24,9 +24,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from algebra.errors import InputError
-from algebra.numeric.diagnostics import detect_burnin, effective_sample_size, split_rhat
+from algebra.numeric.diagnostics import burnin_report, effective_sample_size, split_rhat
 
-__all__ = ["LLCEstimate", "estimate_llc", "MultiTemperatureEstimate", "multi_temperature"]
+__all__ = ["LLCEstimate", "estimate_llc", "MultiTemperatureEstimate", "multi_temperature",
+           "tempered_expectation"]
 
 Z95 = 1.959963984540054
 
@@ -46,7 +47,11 @@ class LLCEstimate:
     ess, rhat : float
         Effective sample size of the loss trace and split R-hat.
     burnin : int
-        Draws discarded by :func:`~algebra.numeric.diagnostics.detect_burnin`.
+        Draws discarded by :func:`~algebra.numeric.diagnostics.detect_burnin`
+        (searched over the whole trace, so it can exceed ``num_draws``, the
+        draws kept).
+    num_draws : int
+        Draws kept after the burn-in.
     divergent : tuple of (chain, step)
         Chains left out, with the step at which each diverged.
     accept_rate : float or None
@@ -84,6 +89,7 @@ class LLCEstimate:
     settings: dict = field(repr=False, default_factory=dict)
     rhat_radius: float = float("nan")
     energy_divergence_fraction: float | None = None
+    burnin_at_window_end: bool = False
 
     def to_json(self) -> dict:
         return {
@@ -94,6 +100,7 @@ class LLCEstimate:
             "accept_rate": self.accept_rate, "seed": self.seed, "settings": dict(self.settings),
             "rhat_radius": None if math.isnan(self.rhat_radius) else self.rhat_radius,
             "energy_divergence_fraction": self.energy_divergence_fraction,
+            "burnin_at_window_end": self.burnin_at_window_end,
         }
 
 
@@ -127,14 +134,16 @@ def estimate_llc(run, *, burnin: int | str = "auto") -> LLCEstimate:
     if not np.any(ok):
         raise InputError("run", "all chains diverged", "at least one non-divergent chain")
     good = losses[ok]
+    at_end = False
     if burnin == "auto":
-        b = detect_burnin(good)
+        report = burnin_report(good)
+        b, at_end = report["burnin"], report["at_window_end"]
     elif isinstance(burnin, (int, np.integer)) and burnin >= 0:
         b = int(burnin)
     else:
         raise InputError("burnin", burnin, "'auto' or a nonnegative integer")
     if good.shape[1] - b < 8:
-        raise InputError("burnin", burnin, f"fewer than {good.shape[1] - 8} draws")
+        raise InputError("burnin", burnin, f"at most {good.shape[1] - 8} (8 draws must remain)")
     kept = good[:, b:]
     scaled = run.nbeta * (kept - run.loss_star)
     per_chain = np.full(losses.shape[0], np.nan)
@@ -152,7 +161,7 @@ def estimate_llc(run, *, burnin: int | str = "auto") -> LLCEstimate:
     return LLCEstimate(est, se, (est - Z95 * se, est + Z95 * se), tuple(per_chain.tolist()),
                        ess, rhat, b, int(kept.shape[1]), float(run.nbeta), divergent, acc,
                        int(run.seed), tuple(tuple(k) for k in run.chain_spawn_keys),
-                       dict(run.settings), rhat_r, _energy_fraction(run, ok))
+                       dict(run.settings), rhat_r, _energy_fraction(run, ok), bool(at_end))
 
 
 def _energy_fraction(run, ok) -> float | None:
@@ -216,3 +225,40 @@ def multi_temperature(estimates) -> MultiTemperatureEstimate:
     return MultiTemperatureEstimate(a, se, (a - Z95 * se, a + Z95 * se), float(coef[1]),
                                     float(math.sqrt(cov[1, 1])), tuple(float(p.nbeta) for p in pts),
                                     tuple(float(v) for v in y), chi2)
+
+
+def tempered_expectation(model, nbeta: float, gamma: float, *, points: int = 2001,
+                         half_width: float | None = None) -> float:
+    """Exact ``E[nbeta (L_n - L_n(w*))]`` under the localized tempered posterior, by quadrature.
+
+    The value a sampler's chain-wise estimate converges to at this
+    ``nbeta`` (finite-``nbeta`` bias included), for models with one or two
+    parameters: the density ``exp(-nbeta (L - L*) - gamma/2 ||w - w*||^2)``
+    is integrated on a regular grid of ``points`` per coordinate over
+    ``w* +- half_width`` (trapezoid rule, spectrally accurate for smooth
+    integrands that vanish at the edges; default half width
+    ``sqrt(120 / gamma)``, where the localizing prior alone is ``e^-60``).
+    The grid must resolve the posterior: a few points per ``nbeta^-1/2``.
+
+    Examples
+    --------
+    A regular model gives ``sum_i nbeta h_i / (2 (nbeta h_i + gamma))``, here ``2 * 100/101 / 2``:
+
+    >>> from algebra.numeric.models import regular_model
+    >>> round(tempered_expectation(regular_model(2, n=10**12), 100.0, 1.0, points=801), 4)
+    0.9901
+    """
+    w0 = np.asarray(model.w_star, dtype=float)
+    P = w0.size
+    if P > 2:
+        raise InputError("model", getattr(model, "name", model), "a model with at most 2 parameters")
+    if not gamma > 0 and half_width is None:
+        raise InputError("half_width", half_width, "a number when gamma = 0")
+    r = math.sqrt(120.0 / gamma) if half_width is None else float(half_width)
+    l0 = float(model.loss(w0[None])[0])
+    grids = [np.linspace(w0[i] - r, w0[i] + r, int(points)) for i in range(P)]
+    mesh = np.stack(np.meshgrid(*grids, indexing="ij"), axis=-1).reshape(-1, P)
+    U = nbeta * (model.loss(mesh) - l0)
+    logp = -U - 0.5 * gamma * np.sum((mesh - w0) ** 2, axis=1)
+    wts = np.exp(logp - logp.max())
+    return float(np.sum(wts * U) / np.sum(wts))

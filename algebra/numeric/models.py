@@ -39,9 +39,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from algebra.errors import InputError
+from algebra.errors import InputError, ResourceError
 
 __all__ = [
+    "MAX_BYTES",
+    "check_memory",
     "FactorProduct",
     "PolynomialMap",
     "QuadraticForms",
@@ -56,6 +58,56 @@ __all__ = [
     "quadratic_statistics",
     "quadratic_network_model",
 ]
+
+
+#: Largest memory a model (its statistics, samples and the per-chain arrays of a
+#: 64-chain run) may need; larger sizes are refused before anything is allocated.
+MAX_BYTES = 4 * 2**30
+#: Chains assumed when sizing per-chain arrays (the calibration's default).
+_CHAINS = 64
+#: Largest ``n * features`` a model that materialises its samples may generate.
+MAX_MATERIALISED = 10**10
+
+
+def check_memory(terms, *, limit: int = MAX_BYTES) -> int:
+    """Refuse, before allocating, a model whose arrays would not fit in ``limit`` bytes.
+
+    Parameters
+    ----------
+    terms : sequence of (argument, value, float entries, what)
+        Each array the model will hold, the argument that sets its size and
+        its number of float64 entries.
+
+    Returns
+    -------
+    int
+        The total number of bytes.
+
+    Raises
+    ------
+    ResourceError
+        Naming the argument of the largest array, its size and the limit.
+
+    Examples
+    --------
+    >>> check_memory([("M", 100000, 100000.0**2, "the input covariance (M x M)")])
+    Traceback (most recent call last):
+    ...
+    algebra.errors.ResourceError: M=100000 needs 74.5 GiB for the input covariance (M x M); refused before allocating (limit 4 GiB, algebra.numeric.models.MAX_BYTES)
+    """
+    total = sum(8.0 * float(t[2]) for t in terms)
+    if total > limit:
+        arg, value, entries, what = max(terms, key=lambda t: float(t[2]))
+        raise ResourceError(f"{arg}={value} needs {8.0 * float(entries) / 2**30:.1f} GiB for {what}; "
+                            f"refused before allocating (limit {limit / 2**30:.0f} GiB, "
+                            "algebra.numeric.models.MAX_BYTES)")
+    return int(total)
+
+
+def _check_materialised(n, features: int) -> None:
+    if isinstance(n, (int, np.integer)) and n * features > MAX_MATERIALISED:
+        raise ResourceError(f"n={n} materialises {n} samples of {features} features "
+                            f"({n * features:.2g} > {MAX_MATERIALISED:.0e} numbers); use a smaller n")
 
 
 def _positive_ints(name: str, values) -> tuple:
@@ -304,58 +356,68 @@ def gaussian_statistics(C_star: np.ndarray, n: int, rng: np.random.Generator, *,
 
 
 def bilinear_statistics(C_star: np.ndarray, n: int, rng: np.random.Generator, *,
-                        noise: float = 1.0, chunk: int = 100_000):
+                        noise: float = 1.0, chunk: int = 100_000, keep: bool = False):
     """Statistics of the query-key score model ``y = x^T C* z + noise * eps``.
 
     ``x, z`` are independent standard Gaussian vectors in ``R^d``; the
     features are ``vec(x z^T)`` (row-major, matching ``C.reshape(-1)``), so
     the model is linear in the composite ``C = A B^T`` (graph-attention
     paper, Section 3: the score of node pair ``(i, j)`` is ``x_i^T A B^T x_j``).
-    Samples are generated in chunks, so memory stays ``O(chunk d^2)``.
+    Samples are generated in chunks, so memory stays ``O(chunk d^2)``
+    unless ``keep`` also returns them (keys ``X``: features, ``Y``: scores).
     """
     C_star = np.asarray(C_star, dtype=float)
     d = C_star.shape[0]
     q = d * d
     c = C_star.reshape(-1)
-    Sxx = np.zeros((q, q))
-    Sxy = np.zeros((q, 1))
-    syy = 0.0
-    done = 0
-    while done < n:
-        m = min(chunk, n - done)
+
+    def draw(m):
         x = rng.standard_normal((m, d))
         z = rng.standard_normal((m, d))
         phi = (x[:, :, None] * z[:, None, :]).reshape(m, q)
-        y = phi @ c + noise * rng.standard_normal(m)
-        Sxx += phi.T @ phi
-        Sxy[:, 0] += phi.T @ y
-        syy += float(y @ y)
-        done += m
-    return {"Sxx": Sxx / n, "Sxy": Sxy / n, "syy": syy / n}
+        return phi, (phi @ c + noise * rng.standard_normal(m))[:, None]
+
+    return _accumulate(draw, n, q, 1, chunk, keep)
 
 
-def quadratic_statistics(C_star: np.ndarray, d: int, n: int, rng: np.random.Generator, *,
-                         noise: float = 1.0, chunk: int = 100_000):
-    """Statistics of ``y = C* phi(x) + noise * eps`` with ``phi(x) = (x_i x_l)_{i <= l}``.
-
-    ``x`` is standard Gaussian in ``R^d``; the features are not Gaussian, so
-    the ``n`` samples are materialised in chunks (memory ``O(chunk d^2)``).
-    """
-    C_star = np.atleast_2d(np.asarray(C_star, dtype=float))
-    iu = np.triu_indices(d)
-    q = len(iu[0])
-    b = C_star.shape[0]
+def _accumulate(draw, n: int, q: int, b: int, chunk: int, keep: bool) -> dict:
+    """Sufficient statistics of ``n`` samples drawn ``chunk`` at a time by ``draw(m) -> (phi, y)``."""
     Sxx, Sxy, syy, done = np.zeros((q, q)), np.zeros((q, b)), 0.0, 0
+    kept = []
     while done < n:
         m = min(chunk, n - done)
-        x = rng.standard_normal((m, d))
-        phi = x[:, iu[0]] * x[:, iu[1]]
-        y = phi @ C_star.T + noise * rng.standard_normal((m, b))
+        phi, y = draw(m)
         Sxx += phi.T @ phi
         Sxy += phi.T @ y
         syy += float(np.sum(y * y))
+        if keep:
+            kept.append((phi, y))
         done += m
-    return {"Sxx": Sxx / n, "Sxy": Sxy / n, "syy": syy / n}
+    out = {"Sxx": Sxx / n, "Sxy": Sxy / n, "syy": syy / n}
+    if keep:
+        out["X"] = np.concatenate([k[0] for k in kept])
+        out["Y"] = np.concatenate([k[1] for k in kept])
+    return out
+
+
+def quadratic_statistics(C_star: np.ndarray, d: int, n: int, rng: np.random.Generator, *,
+                         noise: float = 1.0, chunk: int = 100_000, keep: bool = False):
+    """Statistics of ``y = C* phi(x) + noise * eps`` with ``phi(x) = (x_i x_l)_{i <= l}``.
+
+    ``x`` is standard Gaussian in ``R^d``; the features are not Gaussian, so
+    the ``n`` samples are materialised in chunks (memory ``O(chunk d^2)``;
+    ``keep`` also returns them as ``X`` (features) and ``Y``).
+    """
+    C_star = np.atleast_2d(np.asarray(C_star, dtype=float))
+    iu = np.triu_indices(d)
+    b = C_star.shape[0]
+
+    def draw(m):
+        x = rng.standard_normal((m, d))
+        phi = x[:, iu[0]] * x[:, iu[1]]
+        return phi, phi @ C_star.T + noise * rng.standard_normal((m, b))
+
+    return _accumulate(draw, n, len(iu[0]), b, chunk, keep)
 
 
 @dataclass
@@ -404,6 +466,26 @@ class RegressionModel:
     @property
     def dim(self) -> int:
         return int(self.composite.num_params)
+
+    @classmethod
+    def from_samples(cls, name: str, composite, X, Y, w_star, *, family: str = "",
+                     params: dict | None = None) -> "RegressionModel":
+        """The model of explicit samples ``Y ~ X C(w)^T`` (features ``X`` (n, a), targets ``Y`` (n, b)).
+
+        Examples
+        --------
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.standard_normal((500, 2)); Y = X @ np.array([[1.0], [2.0]])
+        >>> m = RegressionModel.from_samples("lin", FactorProduct((2, 1)), X, Y, np.array([1.0, 2.0]))
+        >>> m.n, round(float(m.loss(m.w_star[None])[0]), 12)
+        (500, 0.0)
+        """
+        X = np.asarray(X, dtype=float)
+        Y = np.asarray(Y, dtype=float).reshape(X.shape[0], -1)
+        n = X.shape[0]
+        return cls(name, composite, X.T @ X / n, X.T @ Y / n, float(np.sum(Y**2) / n), n,
+                   np.asarray(w_star, dtype=float).copy(), X=X, Y=Y, family=family,
+                   params=dict(params or {}))
 
     def loss(self, W: np.ndarray) -> np.ndarray:
         """Full-batch loss for each row of ``W`` (chains, P)."""
@@ -480,7 +562,28 @@ def _teacher_factors(widths, r, rng, scale=1.0):
     return fs
 
 
-def _build(name, widths, r, *, n, seed, noise, data, family, params, stats="gaussian"):
+def _factor_memory(widths, names, n, data, features=None) -> None:
+    """Size check of a factor-product model before anything is allocated."""
+    d0, dL = widths[0], widths[-1]
+    q = features if features is not None else d0
+    P = sum(widths[i] * widths[i + 1] for i in range(len(widths) - 1))
+    per_chain = _CHAINS * (P + sum(w * d0 for w in widths[1:]))
+    terms = [(names[0], widths[0], q * q, f"the input covariance ({q} x {q})"),
+             (names[-1], widths[-1], q * dL, f"the input-output covariance ({q} x {dL})"),
+             (names[1] if len(names) > 2 else names[0], max(widths),
+              per_chain, f"{_CHAINS} chains of {P} parameters and their products")]
+    if data == "explicit":
+        terms.append(("n", n, float(n) * (q + dL), f"{n} explicit samples"))
+    check_memory(terms)
+
+
+def _build(name, widths, r, *, n, seed, noise, data, family, params, stats="gaussian",
+           names=None):
+    names = names or ("widths",) * len(widths)
+    features = widths[0] * widths[-1] if stats == "bilinear" else None
+    _factor_memory(widths, names, n, data, features)
+    if stats == "bilinear":
+        _check_materialised(n, features)
     rng = np.random.default_rng(np.random.SeedSequence(seed))
     comp = FactorProduct(widths)
     fs = _teacher_factors(widths, r, rng)
@@ -492,7 +595,7 @@ def _build(name, widths, r, *, n, seed, noise, data, family, params, stats="gaus
     w0 = comp.pack(fs)
     C_star = comp.matrix(w0[None])[0]
     if stats == "bilinear":
-        s = bilinear_statistics(C_star, n, rng, noise=noise)
+        s = bilinear_statistics(C_star, n, rng, noise=noise, keep=data == "explicit")
     else:
         s = gaussian_statistics(C_star, n, rng, noise=noise, method=data)
     if stats == "bilinear":
@@ -513,7 +616,8 @@ def rrr_model(M: int, N: int, H: int, r: int, *, n: int = 10**7, seed: int = 0,
     if not 0 <= r <= min(M, N, H):
         raise InputError("r", r, f"an integer in [0, min(M, N, H)] = [0, {min(M, N, H)}]")
     return _build(f"rrr M={M} N={N} H={H} r={r}", (M, H, N), r, n=n, seed=seed, noise=noise,
-                  data=data, family="rrr", params={"M": M, "N": N, "H": H, "r": r})
+                  data=data, family="rrr", params={"M": M, "N": N, "H": H, "r": r},
+                  names=("M", "H", "N"))
 
 
 def dln_model(widths, r: int, *, n: int = 10**7, seed: int = 0, noise: float = 1.0,
@@ -528,13 +632,14 @@ def dln_model(widths, r: int, *, n: int = 10**7, seed: int = 0, noise: float = 1
 
 
 def qk_model(d: int, k: int, r: int, *, n: int = 10**6, seed: int = 0,
-             noise: float = 1.0) -> RegressionModel:
+             noise: float = 1.0, data: str = "statistics") -> RegressionModel:
     """Query-key composite ``C = A B^T`` (A, B of shape d x k) learning bilinear scores.
 
     The graph-attention paper (Theorem 2) reduces the QK block near a teacher
     of rank ``r`` to this reduced-rank matrix factorisation; the scores
     ``x^T A B^T z`` are observed with Gaussian noise, so the composite's
-    Fisher metric is ``E[vec(x z^T) vec(x z^T)^T] = I``.
+    Fisher metric is ``E[vec(x z^T) vec(x z^T)^T] = I``.  ``data="explicit"``
+    also keeps the ``n`` feature vectors ``vec(x z^T)`` and scores.
     """
     d, k = _positive_ints("d,k", (d, k))
     if not 0 <= int(r) <= min(d, k):
@@ -542,8 +647,8 @@ def qk_model(d: int, k: int, r: int, *, n: int = 10**6, seed: int = 0,
     # C = A B^T = W2 W1 with W1 = B^T (k x d), W2 = A (d x k); the composite is
     # flattened to one row of d*d bilinear features.
     return _build(f"qk d={d} k={k} r={r}", (d, k, d), int(r), n=n, seed=seed, noise=noise,
-                  data="exact", family="qk", params={"d": d, "k": k, "r": int(r)},
-                  stats="bilinear")
+                  data=data, family="qk", params={"d": d, "k": k, "r": int(r)},
+                  stats="bilinear", names=("d", "k", "d"))
 
 
 class _Flattened:
@@ -570,11 +675,11 @@ def regular_model(in_dim: int, out_dim: int = 1, *, n: int = 10**7, seed: int = 
     """Linear regression ``y = W x`` with ``in_dim * out_dim`` parameters (regular: lambda = P/2)."""
     a, b = _positive_ints("in_dim,out_dim", (in_dim, out_dim))
     return _build(f"regular {b}x{a}", (a, b), min(a, b), n=n, seed=seed, noise=noise,
-                  data=data, family="regular", params={"rank": a * b})
+                  data=data, family="regular", params={"rank": a * b}, names=("in_dim", "out_dim"))
 
 
 def polynomial_model(polynomials, *, w_star=None, n: int = 10**7, seed: int = 0,
-                     noise: float = 1.0) -> RegressionModel:
+                     noise: float = 1.0, data: str = "exact") -> RegressionModel:
     """Regression on Gaussian features with composite ``c(w) = (p_1(w), ...)``.
 
     Near ``w*`` (default: the origin) the average loss is
@@ -594,15 +699,15 @@ def polynomial_model(polynomials, *, w_star=None, n: int = 10**7, seed: int = 0,
     if w0.shape != (comp.num_params,):
         raise InputError("w_star", w_star, f"a point with {comp.num_params} coordinates")
     C_star = comp.matrix(w0[None])[0]
-    s = gaussian_statistics(C_star, n, rng, noise=noise)
+    s = gaussian_statistics(C_star, n, rng, noise=noise, method=data)
     text = "; ".join(p.to_text() for p in polynomials)
     model = RegressionModel(f"poly {text}", comp, s["Sxx"], s["Sxy"], s["syy"], n, w0,
-                            family="poly", params={"polynomials": text})
+                            X=s.get("X"), Y=s.get("Y"), family="poly", params={"polynomials": text})
     return model.refine_minimum()
 
 
 def quadratic_network_model(d: int, outputs: int, width: int, *, n: int = 10**7, seed: int = 0,
-                            noise: float = 1.0) -> RegressionModel:
+                            noise: float = 1.0, data: str = "statistics") -> RegressionModel:
     """Quadratic network ``y = V (W x)^2 + noise`` with a realizable generic teacher.
 
     Exact learning coefficient: half the certified secant dimension (grokking
@@ -618,6 +723,16 @@ def quadratic_network_model(d: int, outputs: int, width: int, *, n: int = 10**7,
     >>> m.dim, m.composite.in_dim, m.family
     (10, 6, 'quadratic')
     """
+    d, outputs, width = _positive_ints("d,outputs,width", (d, outputs, width))
+    q = d * (d + 1) // 2
+    P = width * (d + outputs)
+    terms = [("d", d, q * q + q * outputs, f"the feature covariance ({q} x {q})"),
+             ("width", width, _CHAINS * (P + outputs * d * d), f"{_CHAINS} chains of {P} parameters"),
+             ("d", d, 100_000 * q, "one chunk of samples")]
+    if data == "explicit" and isinstance(n, (int, np.integer)):
+        terms.append(("n", n, float(n) * (q + outputs), f"{n} explicit samples"))
+    check_memory(terms)
+    _check_materialised(n, q)
     comp = QuadraticForms(d, outputs, width)
     rng = np.random.default_rng(np.random.SeedSequence(seed))
     G = rng.standard_normal((comp.K, comp.d))
@@ -629,8 +744,8 @@ def quadratic_network_model(d: int, outputs: int, width: int, *, n: int = 10**7,
     C_star = comp.matrix(w0[None])[0]
     if not isinstance(n, (int, np.integer)) or n <= comp.in_dim:
         raise InputError("n", n, f"an integer sample size larger than {comp.in_dim}")
-    s = quadratic_statistics(C_star, comp.d, int(n), rng, noise=noise)
+    s = quadratic_statistics(C_star, comp.d, int(n), rng, noise=noise, keep=data == "explicit")
     model = RegressionModel(f"quadratic d={comp.d} p={comp.p} K={comp.K}", comp, s["Sxx"], s["Sxy"],
-                            s["syy"], int(n), w0, family="quadratic",
+                            s["syy"], int(n), w0, X=s.get("X"), Y=s.get("Y"), family="quadratic",
                             params={"d": comp.d, "outputs": comp.p, "width": comp.K})
     return model.refine_minimum()

@@ -188,6 +188,9 @@ def sample(model, *, method: str = "mala", nbeta: float, gamma: float = 1.0,
         explicit samples); the recorded loss is always the full-batch loss.
     noise : float
         Multiplier of the injected noise (0 turns SGLD into gradient descent).
+        MALA proposes from ``N(w - eps/2 grad U, noise^2 eps I)`` and uses that
+        density in its acceptance test, so it targets ``exp(-U)`` for every
+        ``noise > 0``; HMC has no injected noise (``noise`` must stay 1).
     divergence_limit : float, optional
         A chain diverges when ``nbeta (L - L*)`` exceeds this
         (default ``1000 * (P + 1)``) or anything becomes non-finite.
@@ -233,7 +236,10 @@ def sample(model, *, method: str = "mala", nbeta: float, gamma: float = 1.0,
         raise InputError("method", method, "one of " + ", ".join(METHODS))
     nbeta = _check_positive("nbeta", nbeta)
     gamma = _check_positive("gamma", gamma, allow_zero=True)
-    noise = _check_positive("noise", noise, allow_zero=True)
+    noise = _check_positive("noise", noise, allow_zero=method != "mala")
+    if method == "hmc" and noise != 1.0:
+        # HMC draws a fresh momentum; there is no injected noise to scale
+        raise InputError("noise", noise, "1.0 for method='hmc' (it has no injected noise)")
     for name, v, lo in (("num_chains", num_chains, 1), ("num_draws", num_draws, 1),
                         ("num_warmup", num_warmup, 0), ("leapfrog_steps", leapfrog_steps, 1)):
         if not isinstance(v, (int, np.integer)) or v < lo:
@@ -260,6 +266,13 @@ def sample(model, *, method: str = "mala", nbeta: float, gamma: float = 1.0,
         raise InputError("adapt_mass", adapt_mass, "False unless method='hmc'")
     w_star = np.asarray(model.w_star, dtype=float)
     P = w_star.size
+    from algebra.numeric.models import check_memory
+
+    # about a dozen (chains, P) arrays live at once (positions, gradients, momenta, proposals)
+    check_memory([("num_chains", num_chains, 12.0 * int(num_chains) * P,
+                   f"{num_chains} chains of {P} parameters"),
+                  ("num_chains", num_chains, 2.0 * int(num_chains) * (int(num_draws) + int(num_warmup)),
+                   f"the loss and radius traces ({num_chains} chains x {num_draws} draws)")])
     if divergence_limit is None:
         divergence_limit = 1000.0 * (P + 1)
     stiff = None
@@ -340,8 +353,11 @@ def sample(model, *, method: str = "mala", nbeta: float, gamma: float = 1.0,
                 Wp = mean_fwd + noise * np.sqrt(se) * xi
                 Up, Gp, lossp = potential_and_grad(Wp)
                 mean_bwd = Wp - 0.5 * se * Gp
-                log_q_fwd = -np.sum((Wp - mean_fwd) ** 2, axis=1) / (2 * eps)
-                log_q_bwd = -np.sum((W - mean_bwd) ** 2, axis=1) / (2 * eps)
+                # the proposal is N(mean, noise^2 eps I): its density must use the same
+                # variance, or the chain targets exp(-U / noise^2) instead of exp(-U)
+                var_q = 2.0 * noise**2 * eps
+                log_q_fwd = -np.sum((Wp - mean_fwd) ** 2, axis=1) / var_q
+                log_q_bwd = -np.sum((W - mean_bwd) ** 2, axis=1) / var_q
                 log_a = (U - Up) + log_q_bwd - log_q_fwd
                 log_a = np.where(np.isfinite(log_a), log_a, -np.inf)
                 acc = np.exp(np.minimum(log_a, 0.0))

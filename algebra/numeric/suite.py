@@ -31,7 +31,7 @@ from algebra.errors import InputError
 from algebra.numeric import models as M
 from algebra.numeric.calibration import CalibrationSettings, calibrated_llc
 
-__all__ = ["SUITE", "SuiteEntry", "exact_coefficient", "build_model", "run_entry", "run_suite",
+__all__ = ["SUITE", "VALIDATION", "SuiteEntry", "exact_coefficient", "build_model", "build_composite", "run_entry", "run_suite",
            "summarize", "write_table", "plot_suite", "plot_traces", "json_rows", "dump_rows"]
 
 FAMILIES = ("rrr", "dln", "qk", "quadratic", "regular", "poly")
@@ -79,8 +79,35 @@ SUITE = (
 )
 
 
+# The validation suite: families and sizes the calibration never saw, run with
+# the calibration frozen (CalibrationSettings() as it stands) and reported
+# beside the calibration suite, whatever the numbers are.  Never tune on it:
+# a change to the procedure is justified on SUITE, then shown here.
+# Not yet included: the softmax graph-attention and modular-addition models of
+# issues 13 and 12 (no exact learning coefficient available in this tree yet).
+VALIDATION = (
+    SuiteEntry("dln", ((10, 10, 10, 10, 10, 10), 2), "5 layers, P=500, m=7"),
+    SuiteEntry("dln", ((8,) * 9, 1), "8 layers, P=512, m=8"),
+    SuiteEntry("dln", ((25, 12, 20), 3), "wide, P=540"),
+    SuiteEntry("dln", ((6, 6, 6, 6), 0), "zero teacher, P=108"),
+    SuiteEntry("rrr", (20, 20, 15, 5), "wide, P=600"),
+    SuiteEntry("rrr", (5, 5, 5, 0), "zero teacher, m=2"),
+    SuiteEntry("rrr", (3, 6, 4, 0), "zero teacher, m=2"),
+    SuiteEntry("rrr", (8, 8, 8, 0), "zero teacher, P=128"),
+    SuiteEntry("quadratic", (4, 3, 3), "3 outputs, P=21"),
+    SuiteEntry("quadratic", (5, 3, 3), "3 outputs, P=24"),
+    SuiteEntry("quadratic", (4, 2, 4), "2 outputs, K=4, P=24"),
+    SuiteEntry("regular", (40, 25), "P=1000"),
+    SuiteEntry("regular", (48, 25), "P=1200"),
+)
+
+
 def exact_coefficient(family: str, args: tuple):
-    """The exact :class:`LearningCoefficient` from ``algebra.slt.formulas`` (imported lazily)."""
+    """The exact :class:`LearningCoefficient` from ``algebra.slt`` (imported lazily).
+
+    ``None`` for a polynomial model whose Newton polyhedron gives only an
+    upper bound (degenerate principal part): no exact value is proved.
+    """
     from algebra.slt import formulas
 
     if family == "rrr":
@@ -103,14 +130,18 @@ def exact_coefficient(family: str, args: tuple):
 
 
 def _parse_generators(args):
-    from algebra.models.polynomial import parse_polynomial
+    """Generators (the CLI's one parser) that vanish at the reference point ``w* = 0``."""
+    from algebra.slt.commands import parse_generators
 
-    names = sorted({v for t in args for v in parse_polynomial(t).variables})
-    return [parse_polynomial(t, names) for t in args], names
+    gens, names = parse_generators(args)
+    for text, g in zip(args, gens):
+        if g.terms.get((0,) * len(names)):
+            raise InputError("generator", text, "a polynomial vanishing at the origin (w* = 0)")
+    return gens, names
 
 
 def _newton_coefficient(args):
-    """lambda, m of ``sum g_i^2`` from ``algebra.slt.newton`` (only when proved exact)."""
+    """lambda, m of ``sum g_i^2`` from ``algebra.slt.newton`` (None unless proved exact)."""
     from algebra.models.polynomial import Polynomial
     from algebra.slt.formulas import LearningCoefficient
     from algebra.slt.newton import newton_rlct, sum_of_squares
@@ -118,26 +149,61 @@ def _newton_coefficient(args):
     gens, names = _parse_generators(args)
     res = newton_rlct(Polynomial(tuple(names), sum_of_squares([g.terms for g in gens])))
     if not res.exact:
-        raise InputError("generators", args, "a non-degenerate sum of squares (Newton polyhedron exact)")
+        return None
     return LearningCoefficient(Fraction(res.lam), int(res.multiplicity),
                                "Newton polyhedron (Watanabe 2009, Sec. 7.2)",
                                f"non-degenerate, distance {res.distance}", {"generators": list(args)})
 
 
-def build_model(family: str, args: tuple, *, seed: int = 0, n: int | None = None):
-    """The numpy model of a suite entry (see :mod:`algebra.numeric.models`)."""
+def build_model(family: str, args: tuple, *, seed: int = 0, n: int | None = None,
+                explicit: bool = False):
+    """The numpy model of a suite entry (see :mod:`algebra.numeric.models`).
+
+    ``explicit=True`` materialises the ``n`` samples (features and targets in
+    ``model.X``, ``model.Y``), for minibatches and for other tools that need
+    the data itself (``benchmarks/llc_devinterp.py``).
+    """
+    gauss = "explicit" if explicit else "exact"
+    other = "explicit" if explicit else "statistics"
     if family == "rrr":
-        return M.rrr_model(*args, n=n or N_EXACT, seed=seed)
+        return M.rrr_model(*args, n=n or N_EXACT, seed=seed, data=gauss)
     if family == "dln":
-        return M.dln_model(args[0], args[1], n=n or N_EXACT, seed=seed)
+        return M.dln_model(args[0], args[1], n=n or N_EXACT, seed=seed, data=gauss)
     if family == "qk":
-        return M.qk_model(*args, n=n or N_QK, seed=seed)
+        return M.qk_model(*args, n=n or N_QK, seed=seed, data=other)
     if family == "regular":
-        return M.regular_model(*args, n=n or N_EXACT, seed=seed)
+        return M.regular_model(*args, n=n or N_EXACT, seed=seed, data=gauss)
     if family == "quadratic":
-        return M.quadratic_network_model(*args, n=n or N_QUADRATIC, seed=seed)
+        return M.quadratic_network_model(*args, n=n or N_QUADRATIC, seed=seed, data=other)
     if family == "poly":
-        return M.polynomial_model(_parse_generators(args)[0], n=n or N_EXACT, seed=seed)
+        return M.polynomial_model(_parse_generators(args)[0], n=n or N_EXACT, seed=seed, data=gauss)
+    raise InputError("family", family, "one of " + ", ".join(FAMILIES))
+
+
+def build_composite(family: str, args: tuple):
+    """The composite map ``w -> C(w)`` of a suite entry, without data.
+
+    Examples
+    --------
+    >>> build_composite("rrr", (3, 2, 4, 1)).widths    # (M, H, N)
+    (3, 4, 2)
+    >>> build_composite("quadratic", (3, 2, 2)).num_params
+    10
+    """
+    if family == "rrr":
+        M_, N_, H_ = args[:3]
+        return M.FactorProduct((M_, H_, N_))
+    if family == "dln":
+        return M.FactorProduct(args[0])
+    if family == "qk":
+        d, k = args[:2]
+        return M._Flattened(M.FactorProduct((d, k, d)))
+    if family == "regular":
+        return M.FactorProduct(args)
+    if family == "quadratic":
+        return M.QuadraticForms(*args)
+    if family == "poly":
+        return M.PolynomialMap(_parse_generators(args)[0])
     raise InputError("family", family, "one of " + ", ".join(FAMILIES))
 
 
@@ -156,19 +222,21 @@ def run_entry(family: str, args: tuple, *, settings: CalibrationSettings | None 
     model = model if model is not None else build_model(family, args, seed=seed, n=n)
     t0 = time.perf_counter()
     res = calibrated_llc(model, settings=settings, seed=seed)
-    lam = float(lc.lam)
-    covered = res.ci95[0] <= lam <= res.ci95[1]
     top = max(res.per_temperature, key=lambda e: e.nbeta)
+    lam = None if lc is None else float(lc.lam)
     return {
         "model": model.name, "family": family, "args": list(args) if family != "dln"
         else [list(args[0]), args[1]], "num_params": model.dim, "n": model.n,
         "estimate": res.estimate, "stderr": res.stderr, "ci95": list(res.ci95),
         "chosen": res.chosen,
         "largest_nbeta_estimate": top.estimate, "largest_nbeta_stderr": top.stderr,
-        "exact_lambda": str(Fraction(lc.lam)), "multiplicity": int(lc.multiplicity),
-        "theorem": lc.theorem, "case": lc.case,
+        "exact_lambda": None if lc is None else str(Fraction(lc.lam)),
+        "multiplicity": None if lc is None else int(lc.multiplicity),
+        "theorem": "Newton polyhedron: no exact value (degenerate)" if lc is None else lc.theorem,
+        "case": None if lc is None else lc.case,
         "relative_error": (res.estimate - lam) / lam if lam else None,
-        "covered": bool(covered), "verdict": res.verdict, "reasons": list(res.reasons),
+        "covered": None if lam is None else bool(res.ci95[0] <= lam <= res.ci95[1]),
+        "verdict": res.verdict, "reasons": list(res.reasons),
         "bias_bound": res.bias_bound,
         "seed": seed, "seconds": time.perf_counter() - t0, "details": res.to_json(),
         "trace": res.trace,
@@ -195,6 +263,8 @@ def summarize(rows) -> dict:
     error exceeds 10% although their verdict is ``ok`` (``unflagged_large_errors``:
     the procedure is honest when this list is empty).
     """
+    rows = [r for r in rows if r["exact_lambda"] is not None]
+
     def stats(sub):
         errs = np.array([abs(r["relative_error"]) for r in sub if r["relative_error"] is not None])
         cov = float(np.mean([r["covered"] for r in sub])) if sub else float("nan")
@@ -221,22 +291,25 @@ def summarize(rows) -> dict:
 
 
 def write_table(rows, path=None) -> str:
-    """Markdown table of the suite (written to ``path`` when given).
+    """Markdown table of a suite (written to ``path`` when given).
 
     ``allowed bias``: the finite-``nbeta`` bias the temperature ladder still
-    allows at the largest ``nbeta``, relative to the estimate (``-`` when
-    the extrapolated intercept is reported); above 10% the verdict is ``suspect``.
+    allows at the largest ``nbeta``, relative to the estimate; above 10% the
+    verdict is ``suspect``.  ``why suspect``: the first reason.
     """
-    lines = ["| model | P | exact lambda | m | estimate +- se | rel. error | in 95% CI | chosen | "
-             "allowed bias | verdict |",
+    lines = ["| model | P | exact lambda | m | estimate +- se | rel. error | in 95% CI | "
+             "allowed bias | verdict | why suspect |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         bound = (r.get("details") or {}).get("bias_bound")
         allowed = "-" if bound is None else f"{100 * bound / abs(r['estimate']):.0f}%"
+        rel = "-" if r["relative_error"] is None else f"{100 * r['relative_error']:+.1f}%"
+        cov = "-" if r["covered"] is None else ("yes" if r["covered"] else "no")
+        why = r["reasons"][0].replace("|", "/") if r["reasons"] else ""
         lines.append(
             f"| {r['model']} | {r['num_params']} | {r['exact_lambda']} | {r['multiplicity']} | "
-            f"{r['estimate']:.3f} +- {r['stderr']:.3f} | {100 * r['relative_error']:+.1f}% | "
-            f"{'yes' if r['covered'] else 'no'} | {r['chosen']} | {allowed} | {r['verdict']} |")
+            f"{r['estimate']:.3f} +- {r['stderr']:.3f} | {rel} | {cov} | {allowed} | {r['verdict']} | "
+            f"{why[:90]} |")
     text = "\n".join(lines) + "\n"
     if path is not None:
         with open(path, "w") as fh:

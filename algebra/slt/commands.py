@@ -11,7 +11,7 @@ import json
 
 from algebra.errors import InputError
 
-__all__ = ["register"]
+__all__ = ["register", "parse_generators"]
 
 
 def _int(name: str, minimum: int = 0):
@@ -27,11 +27,39 @@ def _int(name: str, minimum: int = 0):
     return parse
 
 
-def _widths(text: str) -> tuple:
-    parts = [p.strip() for p in str(text).split(",")]
-    if len(parts) < 2 or not all(p.isdigit() and int(p) > 0 for p in parts):
-        raise InputError("--widths", text, "at least 2 positive integers separated by commas")
-    return tuple(int(p) for p in parts)
+def parse_generators(texts, variables_text: str | None = None) -> tuple:
+    """Generator polynomials from the command line, over one variable order.
+
+    The one parser for generator lists (``rlct poly`` and ``llc poly``).
+    ``variables_text`` (``--vars``, e.g. ``"x,y"``) fixes the order; by
+    default the variables that occur, sorted.
+
+    Returns
+    -------
+    (list of Polynomial, tuple of str)
+
+    Examples
+    --------
+    >>> gens, names = parse_generators(["x^2*y", "y^2"])
+    >>> [g.to_text() for g in gens], names
+    (['x^2*y', 'y^2'], ('x', 'y'))
+    >>> parse_generators(["x*y"], "x")
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid generator 1='x*y': expected a polynomial in the variables x (got 'y')
+    """
+    from algebra.models.polynomial import parse_polynomial
+
+    texts = list(texts)
+    if variables_text:
+        variables = tuple(v.strip() for v in variables_text.split(","))
+    else:
+        names = set()
+        for i, text in enumerate(texts):
+            names |= set(parse_polynomial(text, argument=f"generator {i + 1}").variables)
+        variables = tuple(sorted(names))
+    gens = [parse_polynomial(t, variables, argument=f"generator {i + 1}") for i, t in enumerate(texts)]
+    return gens, variables
 
 
 def _print_lc(lc, as_json: bool) -> int:
@@ -56,7 +84,9 @@ def _run_rrr(args) -> int:
 def _run_dln(args) -> int:
     from algebra.slt.formulas import deep_linear_network
 
-    return _print_lc(deep_linear_network(_widths(args.widths), args.r), args.json)
+    from algebra.geometry.commands import parse_widths
+
+    return _print_lc(deep_linear_network(parse_widths(args.widths), args.r), args.json)
 
 
 def _run_qk(args) -> int:
@@ -81,18 +111,11 @@ def _run_poly(args) -> int:
     from algebra.models.polynomial import Polynomial, parse_polynomial
     from algebra.slt.newton import newton_rlct, sum_of_squares
 
-    variables = None
-    if args.variables:
-        variables = [v.strip() for v in args.variables.split(",")]
     if getattr(args, "generators", None):
-        if variables is None:
-            names = set()
-            for i, text in enumerate(args.generators):
-                names |= set(parse_polynomial(text, argument=f"generator {i + 1}").variables)
-            variables = sorted(names)
-        gens = [parse_polynomial(t, variables, argument=f"generator {i + 1}") for i, t in enumerate(args.generators)]
-        K = Polynomial(tuple(variables), sum_of_squares([g.terms for g in gens]))
+        gens, variables = parse_generators(args.generators, args.variables)
+        K = Polynomial(variables, sum_of_squares([g.terms for g in gens]))
     else:
+        variables = [v.strip() for v in args.variables.split(",")] if args.variables else None
         K = parse_polynomial(args.K, variables, argument="K")
     prior = None
     if args.prior:

@@ -3,7 +3,7 @@
 When the model is regular in its identifiable coordinates, ``lambda = r/2``
 with ``m = 1``, where ``r`` is the rank of the parameter map's Jacobian (the
 dimension of the image).  Here ``r`` is never assumed: it comes from the
-dimension engine (:func:`algebra.geometry.dimension.dimension`, a rank
+dimension engine (:func:`algebra.engine.dimension`, a rank
 computed modulo a prime with a matching upper bound) or from an exact rank
 over Q, and only a certified value is reported as ``lambda``.
 
@@ -114,7 +114,7 @@ def quadratic_network(d: int, outputs: int, width: int, *, bias: bool = False, s
     >>> str(lc.lam), lc.extra["paper_value"], lc.extra["agrees_with_paper"]
     ('7/2', '4', False)
     """
-    from algebra.geometry.dimension import dimension
+    from algebra.engine import dimension
     from algebra.models import QuadraticNetwork
 
     d, p, K = _positive("d", d), _positive("outputs", outputs), _positive("width", width)
@@ -230,7 +230,7 @@ def ntk_model(model, n_points: int, *, seed: int = 0) -> LearningCoefficient:
     >>> str(lc.lam), lc.extra["rank"]
     ('2', 4)
     """
-    from algebra.geometry.dimension import dimension
+    from algebra.engine import dimension
 
     from algebra.models.base import Model
 

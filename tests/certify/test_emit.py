@@ -19,23 +19,26 @@ from algebra.errors import InputError
 from algebra.exact.field import PrimeField
 from algebra.models import MLP, DeepLinear, LightningAttention, PolynomialMap, QueryKey, quadratic_network, shallow_network
 
-# one table of (model, claimed, expected kind, expected verdict, proven dimension)
+# one table of (model, claimed, assumes non-defective, expected kind, expected verdict, proven dimension)
 CASES = [
-    (QueryKey(5, 3), 21, "dimension", "confirmed", 21),
-    (shallow_network(3, 4, 5), 15, "defect", "refuted", 14),  # Alexander-Hirschowitz
-    (quadratic_network(4, 3, 5), 30, "defect", "refuted", 29),  # grokking Cor. 4.2 is defective here
-    (MLP((2, 3, 1, 1), "t^3"), 4, "dimension", "confirmed", 4),  # Example B.10
-    (LightningAttention(3, 2, 1), 11, "dimension", "confirmed", 11),
-    (DeepLinear((4, 3, 5)), 17, "dimension", "refuted", 18),
+    (QueryKey(5, 3), 21, False, "dimension", "confirmed", 21),
+    (shallow_network(3, 4, 5), 15, False, "defect", "refuted", 14),  # Alexander-Hirschowitz
+    (quadratic_network(4, 3, 5), 30, True, "defect", "hypothesis fails", 29),  # Cor. 4.2 assumes non-defective
+    (quadratic_network(4, 3, 5), 30, False, "defect", "refuted", 29),  # the same count stated outright
+    (MLP((2, 3, 1, 1), "t^3"), 4, False, "dimension", "confirmed", 4),  # Example B.10
+    (LightningAttention(3, 2, 1), 11, False, "dimension", "confirmed", 11),
+    (DeepLinear((4, 3, 5)), 17, False, "dimension", "refuted", 18),
+    (DeepLinear((4, 3, 5)), 19, True, "dimension", "refuted", 18),  # above the count: no defect, so refuted
 ]
 
 
-@pytest.mark.parametrize("model,claimed,kind,verdict,dim", CASES, ids=lambda v: repr(v)[:40])
-def test_dimension_certificates(model, claimed, kind, verdict, dim):
-    e = dimension_certificate(model, claimed=claimed)
+@pytest.mark.parametrize("model,claimed,nondefective,kind,verdict,dim", CASES, ids=lambda v: repr(v)[:40])
+def test_dimension_certificates(model, claimed, nondefective, kind, verdict, dim):
+    e = dimension_certificate(model, claimed=claimed, assumes_nondefective=nondefective)
     assert (e.kind, e.verdict, e.lower, e.upper) == (kind, verdict, dim, dim)
     validate(e.certificate)
     assert e.certificate["claim"]["value"] == dim
+    assert (f"dimension {dim} <" in e.note) == (verdict == "hypothesis fails")
 
 
 def test_lower_bound_only_and_forced_witnesses():
@@ -68,11 +71,12 @@ def test_spec_round_trip():
 
 
 def test_verdict_table():
-    assert verdict_for(5, ">=", 5, 5, None) == "confirmed"
-    assert verdict_for(5, ">=", 7, 5, 6) == "refuted"
-    assert verdict_for(5, "<=", 4, 5, 9) == "refuted"
-    assert verdict_for(5, "<=", 9, 5, 9) == "confirmed"
-    assert verdict_for(5, "==", 6, 5, 7) == "out of reach"
+    assert verdict_for(">=", 5, 5, None) == "confirmed"
+    assert verdict_for(">=", 7, 5, 6) == "refuted"
+    assert verdict_for("<=", 4, 5, 9) == "refuted"
+    assert verdict_for("<=", 9, 5, 9) == "confirmed"
+    assert verdict_for("==", 6, 5, 7) == "out of reach"
+    assert verdict_for("==", None, 5, 7) == "out of reach"
 
 
 def test_formula_and_interval_certificates():
@@ -87,3 +91,63 @@ def test_formula_and_interval_certificates():
     e = interval_certificate(res["upper_svd"], text="upper")
     assert e.kind == "interval_inequality"
     validate(e.certificate)
+
+
+# -- formula certificates: the printed value, a second route, a computed verdict ------------------
+FORMULAS = [  # (name, args, the second route the claim must name)
+    ("query_key", (6, 4, 2), "Aoyagi & Watanabe (2005) with (M, N, H, r) = (d, d, k, r)"),
+    ("reduced_rank_regression", (2, 7, 2, 1), "Aoyagi (2024), Theorem 1, at depth 2 (widths M, H, N)"),
+    ("deep_linear_network", ([5, 3, 4], 1), "Aoyagi & Watanabe (2005) (depth 2)"),
+    ("deep_linear_network", ([4, 3, 3, 5], 1), "Aoyagi (2024), Theorem 1, re-evaluated (no independent route at depth > 2)"),
+]
+
+
+@pytest.mark.parametrize("name,args,route", FORMULAS, ids=lambda v: str(v)[:30])
+def test_formula_certificates_state_the_paper_and_the_route(name, args, route):
+    from fractions import Fraction
+
+    from algebra.slt.formulas import query_key_closed_forms
+
+    e = formula_certificate(name, *args)
+    c = e.certificate
+    validate(c)
+    assert c["claim"]["route"] == route and c["claim"]["agrees"] is True and e.verdict == "confirmed"
+    if name == "query_key":  # the stated value is the printed (44), the value (46) agrees too
+        assert Fraction(c["formula"]["stated"]["lambda"]) == query_key_closed_forms(*args)["46"]
+
+
+def test_a_misprinted_library_formula_cannot_be_certified(monkeypatch):
+    """The stated value is the checker's own evaluation of (44): a library misprint is refused, not certified."""
+    from fractions import Fraction
+
+    from algebra.errors import CertificateError
+    from algebra.slt import formulas
+
+    real = formulas.query_key
+
+    def misprint(d, k, r):
+        lc = real(d, k, r)
+        return type(lc)(lc.lam + Fraction(1, 2), lc.multiplicity, lc.theorem, lc.case, lc.inputs)
+
+    monkeypatch.setattr(formulas, "query_key", misprint)
+    with pytest.raises(CertificateError, match="printed formula re-evaluated"):
+        formula_certificate("query_key", 6, 4, 2)
+
+
+def test_rlct_certificate_and_hypotheses():
+    from algebra.certify.emit import rlct_certificate
+    from algebra.errors import DomainError
+    from algebra.geometry.claims import modular_addition_map
+
+    e = rlct_certificate(quadratic_network(3, 2, 2), stated={"lambda": 4, "where": "Corollary 4.2"})
+    assert e.certificate["formula"]["lambda"] == "4" and e.verdict == "confirmed"  # rank K(d+p-1) = 8
+    e = rlct_certificate(modular_addition_map(2, 1), stated={"lambda": 5, "where": "Corollary 5.4"})
+    # one neuron on the one-hot pairs: (u_a + v_b)^2 is invariant under (u + c, v - c): 3p - 2 = 4, not 3p - 1 = 5
+    assert (e.lower, e.verdict, e.certificate["claim"]["agrees"]) == (4, "refuted", False)
+    import algebra.certify.emit as emit
+
+    lower_only = emit.dimension_certificate(QueryKey(3, 2), upper=False)
+    with pytest.MonkeyPatch.context() as mp:  # only a lower bound proven: lambda = rank / 2 is not certified
+        mp.setattr(emit, "dimension_certificate", lambda *a, **k: lower_only)
+        with pytest.raises(DomainError, match="only rank >= 8"):
+            rlct_certificate(QueryKey(3, 2))

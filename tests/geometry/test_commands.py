@@ -57,20 +57,26 @@ BAD = [
     (["polynomial", "__import__('os').system('true')", "--parameters", "a"], "polynomials"),
     (["polynomial", "a*c", "--parameters", "a,c", "--symmetry", "a,c"], "symmetries"),
     (["polynomial", "a*c", "a*d", "--parameters", "a,c,d", "--equation", "y1 - y2"], "equations"),
+    (["mlp", "--widths", "3,\u00b2,1"], "--widths"),  # a Unicode digit that int() refuses
+    (["mlp", "--widths", "3,\u0663,1"], "--widths"),  # Arabic-Indic three
+    (["mlp", "--widths", "3,4,1", "--inactive", "1:\u00b2"], "--inactive"),
+    (["mlp", "--widths", "2,3,1,1,1,1,1,1,1,1,1,1", "--activation", "t^3", "--over-q"], "--over-q"),
+    (["shallow", "--n", "3", "--degree", "1000", "--width", "5", "--mode", "coefficient"], "--degree"),
+    (["mlp", "--widths", "1000000,2,1"], "--widths"),
 ]
 
 
 def test_user_witnesses_certify_a_polynomial_map(capsys):
     argv = ["dim", "polynomial", "a*c", "a*d", "b*c", "b*d", "--parameters", "a,b,c,d", "--json"]
     assert main(argv) == 0
-    plain = json.loads(capsys.readouterr().out)
-    assert (plain["lower_bound"], plain["upper_bound"], plain["certified"]) == (3, 4, False)
+    plain = json.loads(capsys.readouterr().out)  # no witness given: the Cramer fallback certifies it
+    assert (plain["lower_bound"], plain["upper_bound"], plain["certified"], plain["rung"]) == (3, 3, True, "cramer")
     assert main(argv + ["--symmetry", "a,b,-c,-d"]) == 0
     sym = json.loads(capsys.readouterr().out)
-    assert (sym["upper_bound"], sym["certified"]) == (3, True)
+    assert (sym["upper_bound"], sym["certified"], sym["rung"]) == (3, True, "symmetry")
     assert main(argv + ["--equation", "y1*y4 - y2*y3"]) == 0
     eq = json.loads(capsys.readouterr().out)
-    assert (eq["upper_bound"], eq["certified"], eq["equation_rank"]) == (3, True, 1)
+    assert (eq["upper_bound"], eq["certified"], eq["equation_rank"], eq["rung"]) == (3, True, 1, "equations")
 
 
 @pytest.mark.parametrize("argv, argument", BAD, ids=[b[1] + str(i) for i, b in enumerate(BAD)])

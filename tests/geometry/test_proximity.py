@@ -7,8 +7,11 @@ import pytest
 
 from algebra.cli import main
 from algebra.errors import InputError
-from algebra.geometry.dimension import dimension
-from algebra.geometry.proximity import bottleneck_upper_bound, certified_dimension, conjecture_sweep, proximity, reinsertion_rank
+from algebra.engine import dimension
+from algebra.engine.bottleneck import bottleneck_bounds
+from algebra.exact.field import PrimeField
+from algebra.geometry.proximity import certified_dimension, conjecture_sweep, proximity, reinsertion_rank
+import numpy as np
 from algebra.models import MLP
 
 
@@ -17,7 +20,7 @@ def test_example_b10():
     full = MLP((2, 3, 1, 1), "t^3")
     res = dimension(full)
     assert res.parameter_count - res.symmetry_rank == 6  # what the symmetries alone give
-    assert res.upper_bound == 4 and "cut at hidden layer" in res.upper_bound_reason
+    assert res.upper_bound == 4 and res.rung == "bottleneck" and res.certified
     r = proximity(full, {1: [0]})
     assert (r.dim_full["lower_bound"], r.dim_full["upper_bound"]) == (4, 4)
     assert (r.dim_sub["lower_bound"], r.dim_sub["upper_bound"]) == (4, 4)
@@ -35,9 +38,13 @@ def test_bottleneck_bound_is_sound(widths, act, bias):
     """Identity: lower bound <= bottleneck bound <= engine bound."""
     m = MLP(widths, act, bias=bias)
     res = dimension(m)
-    ub, why = bottleneck_upper_bound(m)
-    assert res.lower_bound <= ub <= res.upper_bound
-    assert isinstance(why, str) and why
+    rng = np.random.default_rng(5)
+    prefixes = bottleneck_bounds(m, m.random_point(rng), PrimeField(1048573), rng)
+    assert res.lower_bound <= prefixes[-1].value
+    assert [u.layer for u in prefixes] == list(range(1, len(widths)))
+    # every prefix bound is a bound on that prefix's neuromanifold: at least its lower bound
+    for u in prefixes:
+        assert dimension(u.model, seed=3).lower_bound <= u.value
 
 
 def test_bottleneck_bound_beats_symmetries():
@@ -97,7 +104,7 @@ def test_bad_input():
     with pytest.raises(InputError):
         reinsertion_rank(MLP((2, 3, 2, 1), "t^2", inactive={1: [0], 2: [1]}))
     with pytest.raises(InputError):
-        bottleneck_upper_bound("mlp")
+        dimension("mlp")
 
 
 def test_cli_proximity(capsys):

@@ -10,19 +10,17 @@ from algebra.cli import main
 from algebra.errors import InputError
 from algebra.exact.field import PrimeField
 from algebra.exact.rank import rank_mod_p
-from algebra.geometry.dimension import dimension
+from algebra.engine import dimension
+from algebra.engine import upper_bound
 from algebra.geometry.secant import (
-    SecantMap,
-    SegreVeroneseCone,
     flattening_upper_bound,
     flattenings,
+    pooled_flattening_bound,
     secant_dimension,
-    segre,
-    segre_veronese,
     sweep_quadratic,
     sweep_veronese,
-    veronese,
 )
+from algebra.models.segre_veronese import SecantMap, SegreVeroneseCone, segre, segre_veronese, veronese
 from algebra.models import MLP, PolynomialMap, quadratic_network, shallow_network
 from tests.known_dimensions import AH_EXCEPTIONS, alexander_hirschowitz
 
@@ -58,14 +56,18 @@ def test_routes_agree_with_shallow_network(n, d, k):
 
 @pytest.mark.parametrize("X", [veronese(3, 3), segre((2, 3, 3)), segre_veronese((3, 4), (1, 2)), segre_veronese((2, 2), (2, 2))])
 def test_symmetry_upper_bound_is_the_expected_dimension(X):
-    """The engine's symmetry bound equals min(k dim cone X, ambient); dimension never exceeds it."""
+    """The symmetry rung gives min(k dim cone X, ambient); the certified dimension never exceeds it."""
     cone = sum(X.factors) - (len(X.factors) - 1)
     assert dimension(X).dimension == cone and dimension(X).certified
+    F = PrimeField(P)
     for k in range(1, 6):
         S = SecantMap(X, k)
+        theta = S.random_point(np.random.default_rng(k))
+        assert upper_bound(S, theta, F)[0] == min(k * cone, X.ambient_dimension()) == S.expected_dimension()
         res = dimension(S)
-        assert res.upper_bound == min(k * cone, X.ambient_dimension()) == S.expected_dimension()
-        assert res.lower_bound <= res.upper_bound
+        assert res.certified and res.upper_bound <= S.expected_dimension()
+        if res.upper_bound < S.expected_dimension():  # a defect: certified by the general fallback
+            assert res.rung == "cramer"
 
 
 def test_cone_jacobian_matches_polynomial_map():
@@ -145,7 +147,16 @@ def test_quadratic_network_grid_full():
 def test_pooled_flattenings_certify_segre_p1_4():
     r = secant_dimension(segre((2, 2, 2, 2)), 3)
     assert (r.dimension, r.expected_dimension, r.certified) == (14, 15, True)
-    assert len(r.flattening["flattenings"]) >= 2
+    info = pooled_flattening_bound(segre((2, 2, 2, 2)), 3, target=r.dimension)
+    assert info["upper_bound"] == r.dimension and len(info["flattenings"]) >= 2
+
+
+@pytest.mark.parametrize("X,k", [(veronese(3, 4), 5), (veronese(4, 2), 2), (segre_veronese((3, 4), (1, 2)), 5)])
+def test_flattenings_and_the_cramer_rung_prove_the_same_defect(X, k):
+    """Two independent proofs (deterministic flattenings, Schwartz-Zippel Cramer fields) of one defect."""
+    r = secant_dimension(X, k)
+    assert r.certified and r.defective
+    assert pooled_flattening_bound(X, k, target=r.dimension)["upper_bound"] == r.dimension
 
 
 def test_general_atom_model():

@@ -7,7 +7,7 @@ import pytest
 
 from algebra.cli import main
 from algebra.errors import InputError
-from algebra.geometry.dimension import dimension
+from algebra.engine import dimension
 from algebra.geometry.singular import (
     STRATUM_CLAIMS,
     SYMBOLIC_EXAMPLES,

@@ -4,6 +4,8 @@ from types import SimpleNamespace
 
 import math
 
+import numpy as np
+
 from algebra.numeric.calibration import (FAST, CalibrationSettings, calibrated_llc,
                                          combine_temperatures, verdict_reasons)
 from algebra.numeric.models import regular_model, rrr_model
@@ -47,11 +49,12 @@ def test_too_short_chains_are_flagged():
 
 def test_verdict_reasons_each_diagnostic():
     base = dict(divergent=(), rhat=1.0, ess=1000.0, accept_rate=0.6, burnin=0, num_draws=100,
-                nbeta=1e4)
+                nbeta=1e4, burnin_at_window_end=False)
     assert verdict_reasons(SimpleNamespace(**base)) == []
     for change, word in [({"divergent": ((0, 3),)}, "divergent"), ({"rhat": 1.2}, "R-hat"),
                          ({"ess": 50.0}, "ESS"), ({"accept_rate": 0.1}, "acceptance"),
-                         ({"burnin": 200}, "burn-in"), ({"rhat": float("nan")}, "R-hat")]:
+                         ({"burnin": 200}, "exceeds the 100 kept"), ({"rhat": float("nan")}, "R-hat"),
+                         ({"burnin_at_window_end": True}, "end of the search window")]:
         reasons = verdict_reasons(SimpleNamespace(**{**base, **change}))
         assert len(reasons) == 1 and word in reasons[0]
 
@@ -67,12 +70,38 @@ def test_fast_chains_cannot_show_convergence():
     assert any(r.startswith("not shown converged") for r in res.reasons)
 
 
-def test_combine_extrapolates_a_significant_drift():
-    """lambda - (m-1)/log(nbeta) with m = 3: the intercept is chosen and recovers lambda."""
+def test_combine_never_extrapolates_and_carries_the_log_bias():
+    """lambda - (m-1)/log(nbeta) with m = 3: the largest-nbeta value is reported, and its
+    error bar covers lambda because it holds the bias |b|/log(nbeta_max) the ladder shows."""
     c = combine_temperatures(_ladder([4.0 - 2.0 / math.log(t) for t in (1e4, 1e5, 1e6)], [0.003] * 3))
-    assert c["chosen"] == "multi-temperature intercept"
-    assert abs(c["estimate"] - 4.0) < 1e-9 and c["reasons"] == []
+    assert c["chosen"] == "largest nbeta"
+    assert c["estimate"] == 4.0 - 2.0 / math.log(1e6)
     assert abs(c["multi"].slope + 2.0) < 1e-9
+    assert c["estimate"] + 1.96 * c["stderr"] >= 4.0
+    assert c["reasons"] == []  # allowed bias 2/13.8 = 0.145, under 10% of 3.86
+
+
+def test_combine_flags_a_falling_ladder():
+    """Estimates that decrease with nbeta contradict -(m-1)/log(nbeta): suspect, with the reason."""
+    c = combine_temperatures(_ladder([3.3, 3.15, 3.05], [0.004] * 3))
+    assert any(r.startswith("ladder inconsistent: estimates fall") for r in c["reasons"])
+    rising = combine_temperatures(_ladder([2.9, 2.96, 2.99], [0.004] * 3))
+    assert not any("inconsistent" in r for r in rising["reasons"])
+
+
+def test_combine_flags_a_curved_ladder():
+    """A ladder that no a + b/log(nbeta) fits (chi^2 beyond its 99.9% quantile) is suspect."""
+    c = combine_temperatures(_ladder([3.0, 3.5, 3.0], [0.01] * 3))
+    assert any(r.startswith("ladder inconsistent: chi2") for r in c["reasons"])
+
+
+def test_verdict_never_reads_the_exact_value():
+    """calibrated_llc has no argument through which an exact value could enter the verdict."""
+    import inspect
+
+    params = set(inspect.signature(calibrated_llc).parameters)
+    assert params == {"model", "settings", "seed", "progress"}
+    assert not any("exact" in name or "lam" in name for name in inspect.signature(combine_temperatures).parameters)
 
 
 def test_combine_flags_an_unbounded_bias_and_widens_the_error():
@@ -96,3 +125,63 @@ def test_combine_accepts_a_flat_precise_ladder():
 def test_combine_single_temperature():
     c = combine_temperatures(_ladder([1.0], [0.01]))
     assert c["multi"] is None and c["stderr"] == 0.01 and c["bias_bound"] is None
+
+
+# Each diagnostic fires on a real sampler run built to fail it (not only on hand-made numbers).
+
+def test_burnin_longer_than_the_kept_draws_fires():
+    """Chains started far out with a small step relax for most of the run: MSER's burn-in
+    exceeds the draws it keeps, and the verdict says so."""
+    from algebra.numeric.estimators import estimate_llc
+    from algebra.numeric.samplers import sample
+
+    model = regular_model(2, n=10**12, seed=0)
+    init = model.w_star + np.full((8, 2), 3.0)
+    run = sample(model, method="sgld", nbeta=100.0, gamma=1.0, step_size=2e-4, num_chains=8,
+                 num_draws=600, num_warmup=0, init=init, seed=0)
+    est = estimate_llc(run)
+    assert est.burnin > est.num_draws
+    assert any("exceeds" in r for r in verdict_reasons(est))
+
+
+def test_burnin_at_the_end_of_the_window_fires():
+    """Chains still relaxing when the draws run out: the MSER minimiser is the last truncation."""
+    from algebra.numeric.estimators import estimate_llc
+    from algebra.numeric.samplers import sample
+
+    model = regular_model(2, n=10**12, seed=0)
+    init = model.w_star + np.full((8, 2), 3.0)
+    run = sample(model, method="sgld", nbeta=100.0, gamma=1.0, step_size=2e-5, num_chains=8,
+                 num_draws=1000, num_warmup=0, init=init, seed=0)
+    est = estimate_llc(run)
+    assert est.burnin_at_window_end
+    assert any("end of the search window" in r for r in verdict_reasons(est))
+
+
+def test_divergent_chains_fire():
+    """A step beyond the stability limit for some chains (per-chain init far out): divergent chains named."""
+    from algebra.numeric.estimators import estimate_llc
+    from algebra.numeric.samplers import sample
+
+    model = rrr_model(3, 3, 2, 1, n=10**12, seed=0)
+    init = np.repeat(model.w_star[None], 4, axis=0)
+    init[1] += 30.0  # far out, where the curvature makes this step unstable
+    run = sample(model, method="sgld", nbeta=1e3, gamma=1.0, step_size=1e-4, num_chains=4,
+                 num_draws=100, num_warmup=0, init=init, seed=0)
+    est = estimate_llc(run)
+    assert [c for c, _ in est.divergent] == [1]
+    assert any("divergent chain" in r for r in verdict_reasons(est))
+
+
+def test_rhat_fires_on_chains_that_never_meet():
+    """Chains started at different points with a tiny step stay apart: split R-hat > 1.05."""
+    from algebra.numeric.estimators import estimate_llc
+    from algebra.numeric.samplers import sample
+
+    model = regular_model(2, n=10**12, seed=0)
+    init = model.w_star + np.linspace(-0.5, 0.5, 8)[:, None] * np.ones((8, 2))
+    run = sample(model, method="sgld", nbeta=1e3, gamma=1.0, step_size=1e-7, num_chains=8,
+                 num_draws=200, num_warmup=0, init=init, seed=0)
+    est = estimate_llc(run, burnin=0)
+    assert est.rhat > 1.05
+    assert any("R-hat" in r for r in verdict_reasons(est))

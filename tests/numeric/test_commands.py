@@ -29,8 +29,40 @@ def test_llc_poly_uses_newton_reference(capsys):
     assert out["exact_lambda"] == "1/2" and out["multiplicity"] == 2
 
 
+def test_llc_refuses_a_size_before_allocating(capsys):
+    """The issue's example: exit 2 with a message naming --M's value, not a 74.5 GiB MemoryError."""
+    code = main(["llc", "rrr", "--M", "100000", "--N", "5", "--H", "5", "--r", "0"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "M=100000" in err and "GiB" in err and "Traceback" not in err
+
+
+def test_llc_poly_goes_through_the_suite_entry(capsys, monkeypatch):
+    """llc poly uses run_entry like every other family (no second Newton/parse path)."""
+    import algebra.numeric.suite as suite
+
+    seen = []
+    real = suite.run_entry
+    monkeypatch.setattr(suite, "run_entry", lambda *a, **k: seen.append(a[:2]) or real(*a, **k))
+    main(["llc", "poly", "x^2*y", "y^2", "--fast", "--json"])
+    assert seen == [("poly", ("x^2*y", "y^2"))]
+    out = json.loads(capsys.readouterr().out)
+    assert out["exact_lambda"] == "3/8"
+
+
+def test_suite_has_no_unused_sample_size_option():
+    from algebra.cli import build_parser
+
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["llc", "suite", "--n", "100"])
+    args = build_parser().parse_args(["llc", "suite", "--which", "validation"])
+    assert args.which == "validation"
+
+
 @pytest.mark.parametrize("argv", [
     ["llc", "rrr", "--M", "0", "--N", "2", "--H", "1", "--r", "1"],
+    ["llc", "dln", "--widths", "3,0,2", "--r", "1"],
+    ["llc", "rrr", "--M", "2", "--N", "2", "--H", "1", "--r", "1", "--chains", "1"],
     ["llc", "rrr", "--M", "2", "--N", "2", "--H", "1", "--r", "3"],
     ["llc", "dln", "--widths", "3,x", "--r", "1"],
     ["llc", "poly", "x*y + 1", "--fast"],

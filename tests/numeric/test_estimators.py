@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from algebra.errors import InputError
-from algebra.numeric.estimators import estimate_llc, multi_temperature
+from algebra.numeric.estimators import estimate_llc, multi_temperature, tempered_expectation
 from algebra.numeric.models import regular_model, rrr_model
 from algebra.numeric.samplers import sample
 
@@ -80,3 +80,49 @@ def test_informational_diagnostics_recorded():
                                num_warmup=100, seed=0))
     assert sgld.energy_divergence_fraction is None
     assert set(hmc.to_json()) >= {"rhat_radius", "energy_divergence_fraction"}
+
+
+def _gaussian_reference(model, nbeta, gamma):
+    """Quadratic loss: E[nbeta (L - L*)] = sum_i nbeta h_i / (2 (nbeta h_i + gamma)), h_i eigenvalues of H."""
+    H = model.hessian_vector(model.w_star, np.eye(model.dim))
+    h = np.linalg.eigvalsh(0.5 * (H + H.T))
+    return float(np.sum(nbeta * h / (2 * (nbeta * h + gamma))))
+
+
+def _poly_model():
+    from algebra.models.polynomial import parse_polynomial
+    from algebra.numeric.models import polynomial_model
+
+    return polynomial_model([parse_polynomial(t, ("x", "y")) for t in ("x^2", "y^3")], n=10**12, seed=0)
+
+
+# (name, model, nbeta, exact tempered value at that nbeta): a regular model, a singular
+# polynomial toy (K ~ x^4 + y^6, lambda = 5/12) and a factorised model (C = b a, gauge orbit
+# a b = c*), each with its finite-nbeta value computed exactly, so the tolerance is pure Monte Carlo
+ACCURACY_CASES = [
+    ("regular 2x3", lambda: regular_model(3, 2, n=10**12, seed=1), 1e4,
+     lambda m: _gaussian_reference(m, 1e4, 1.0)),
+    ("poly x^2; y^3", _poly_model, 1e4,
+     lambda m: tempered_expectation(m, 1e4, 1.0, half_width=1.0, points=601)),
+    ("rrr 1x1x1 r=1", lambda: rrr_model(1, 1, 1, 1, n=10**12, seed=0), 100.0,
+     lambda m: tempered_expectation(m, 100.0, 1.0, half_width=5.0, points=501)),
+]
+
+
+@pytest.mark.parametrize("name,build,nbeta,reference", ACCURACY_CASES, ids=[c[0] for c in ACCURACY_CASES])
+def test_sampler_accuracy_in_standard_errors(name, build, nbeta, reference):
+    """Accuracy in the default run: the calibrated sampler (HMC, acceptance 0.65) must land within
+    4 of its own standard errors of the exact tempered expectation (standard errors of 0.6-2.5%
+    here, so a sampler bias of a few percent fails CI, not only the slow suite)."""
+    model = build()
+    exact = reference(model)
+    run = sample(model, method="hmc", nbeta=nbeta, gamma=1.0, num_chains=32, num_draws=1000,
+                 num_warmup=300, seed=7, accept_target=0.65)
+    est = estimate_llc(run)
+    assert est.stderr < 0.03 * exact, (name, est.stderr)  # the check is sharp enough to mean something
+    assert abs(est.estimate - exact) < 4 * est.stderr, (name, est.estimate, exact, est.stderr)
+
+
+def test_tempered_expectation_refuses_large_models():
+    with pytest.raises(InputError):
+        tempered_expectation(regular_model(3, n=10**12), 100.0, 1.0)

@@ -116,3 +116,32 @@ def test_quadratic_forms_identity():
     phi = x[:, qf.iu[0]] * x[:, qf.iu[1]]
     direct = (V[0] @ ((Wm[0] @ x.T) ** 2)).T
     assert np.allclose(phi @ qf.matrix(w[None])[0].T, direct)
+
+
+@pytest.mark.parametrize("build,argument", [
+    (lambda: M.rrr_model(100000, 5, 5, 0), "M=100000"),
+    (lambda: M.quadratic_network_model(400, 2, 2), "d=400"),
+    (lambda: M.qk_model(200, 2, 1), "d=200"),
+    (lambda: M.dln_model((3, 2, 3), 1, n=10**9, data="explicit"), "n=1000000000"),
+])
+def test_sizes_refused_before_allocating(build, argument):
+    """A model too large for memory is refused with a message naming the argument (no MemoryError)."""
+    from algebra.errors import ResourceError
+
+    with pytest.raises(ResourceError, match=argument):
+        build()
+
+
+@pytest.mark.parametrize("build", [
+    lambda: M.qk_model(3, 2, 1, n=3000, seed=3, data="explicit"),
+    lambda: M.quadratic_network_model(3, 2, 2, n=3000, seed=5, data="explicit"),
+])
+def test_explicit_samples_match_the_statistics(build):
+    """Families that materialise samples can keep them; the statistics are those of the samples."""
+    model = build()
+    n = model.X.shape[0]
+    assert n == model.n
+    assert np.allclose(model.Sxx, model.X.T @ model.X / n) and np.allclose(model.Sxy, model.X.T @ model.Y / n)
+    same = M.RegressionModel.from_samples("copy", model.composite, model.X, model.Y, model.w_star)
+    W = model.w_star + 0.1 * np.random.default_rng(0).standard_normal((3, model.dim))
+    assert np.allclose(same.loss(W), model.loss(W))

@@ -116,3 +116,32 @@ def test_accept_target_moves_the_acceptance():
         sample(model, method="sgld", nbeta=10.0, accept_target=0.9)
     with pytest.raises(InputError):
         sample(model, method="hmc", nbeta=10.0, accept_target=1.5)
+
+
+@pytest.mark.parametrize("noise", [0.5, 2.0])
+def test_mala_with_scaled_noise_still_targets_the_posterior(noise):
+    """MALA's proposal N(w - eps/2 grad U, noise^2 eps I) enters the acceptance test with that
+    variance, so the chain targets exp(-U) whatever noise is (a density that ignores noise
+    targets a different law: the regular model's nbeta (E L - L*) moves off d/2)."""
+    model = regular_model(2, 2, n=10**12, seed=0)
+    run = sample(model, method="mala", nbeta=1e3, gamma=1.0, num_chains=16, num_draws=800,
+                 num_warmup=400, noise=noise, seed=3)
+    vals = run.nbeta * (run.losses - run.loss_star)
+    exact = 4 * 0.5 * 1e3 / (1e3 + 1.0)
+    se = vals.std() / np.sqrt(vals.size / 20)
+    assert abs(vals.mean() - exact) < 4 * se, (noise, vals.mean(), exact, se)
+    assert run.settings["noise"] == noise
+
+
+def test_noise_options_that_do_nothing_are_refused(rrr):
+    with pytest.raises(InputError, match="noise"):
+        sample(rrr, method="hmc", nbeta=10.0, noise=0.5)
+    with pytest.raises(InputError, match="noise"):
+        sample(rrr, method="mala", nbeta=10.0, noise=0.0)
+
+
+def test_sizes_are_refused_before_allocating(rrr):
+    from algebra.errors import ResourceError
+
+    with pytest.raises(ResourceError, match="num_chains=100000000"):
+        sample(rrr, method="sgld", nbeta=10.0, num_chains=10**8)

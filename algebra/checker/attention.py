@@ -1,0 +1,418 @@
+"""The checker's one real-number evaluator: rigorous ball arithmetic (python-flint ``arb``).
+
+Part of the independent checker: imports nothing from :mod:`algebra` outside
+:mod:`algebra.checker`.  Every real number of a certificate is an exact string
+(a ``float.hex`` binary64, a decimal, an integer or ``p/q``); it is read as an
+``arb`` ball that contains it, and every operation returns a ball containing
+the exact result, so an inequality that holds for the balls holds for the
+exact reals (Johansson, *Arb: efficient arbitrary-precision midpoint-radius
+interval arithmetic*, IEEE Trans. Comput. 2017).  The working precision only
+changes the radii, never the verdict's soundness.
+
+Two certificate kinds are checked here:
+
+``attention_rank``
+    Bounds on the maximum-row-l1 approximation rank (Sui & Zhang, *The
+    Approximation Rank of Softmax Attention*, Section 2.1)
+
+        r_eps(A) = min { rank(B) : max_i ||A_i - B_i||_1 <= eps }
+
+    of ``A = softmax_rows(beta * Q @ K^T)``.  The certificate carries ``Q``,
+    ``K`` and ``beta`` exactly; the checker rebuilds ``A`` itself (no program
+    in the file says how), derives the bounds below, and refuses the file
+    unless its structured claim -- relation, value, the matrix (shape and
+    sha256 of the exact data), eps, the norm -- and the claim's text are
+    exactly what it derived (:func:`derive_attention_claim` derives, the
+    kernel's ``compare_claim`` compares key for key, text included;
+    :func:`render_attention_claim` renders the text).
+
+    * upper bound (block ``approximant``): an explicit ``B`` of rank ``<= k`` for the FULL matrix: factors
+      ``B = L @ R`` (``L`` is m x k, ``r_eps <= k``), representative rows
+      ``B_i = A_{assign(i)}`` (``rank B <=`` number of distinct rows), or
+      ``B = A`` (``rank <= min(m, n)``).  The checker encloses
+      ``max_i ||A_i - B_i||_1`` and needs it ``<= eps``: then ``B`` is an
+      eps-approximant, so ``r_eps(A) <= rank(B) <= k``.
+    * lower bound (block ``selection``): distinct rows ``i_1..i_M`` (a selection ``S``, M x m) and a
+      decoder ``dec: keys -> {-1, 0, .., M-1}`` (``D`` is n x M with
+      ``D[j, dec(j)] = 1`` and a zero row where ``dec(j) = -1``).  The
+      checker encloses ``delta = ||S A D - I_M||_inf`` (max row l1) and needs
+
+          delta + eps < 1.                                            (*)
+
+      Proof that (*) gives ``r_eps(A) >= M``: let ``B`` be any matrix with
+      ``max_i ||A_i - B_i||_1 <= eps``.  ``S`` keeps rows and ``D`` adds
+      disjoint groups of entries (and drops the rest), so for every row
+      vector ``v``, ``||v D||_1 <= ||v||_1``; hence
+      ``||S (A - B) D||_inf <= eps`` and ``||S B D - I_M||_inf <= delta + eps
+      < 1``.  A matrix within inf-norm distance < 1 of the identity is
+      invertible (Neumann series), so ``M = rank(S B D) <= rank(B)``
+      (Sui & Zhang, (D.4), (E.17)).  The certificate is on the full matrix;
+      a decoder with ``-1`` entries is the same argument on the column
+      submatrix ``A[:, dec != -1]`` of the SAME softmax matrix (never
+      re-normalised), which the claim does not need to mention because the
+      inequality is for the full ``A``.
+
+``interval_inequality``
+    A straight-line program over exact real matrices and a relation between
+    its 1 x 1 target and a bound (``docs/interval-inequality.md``), evaluated
+    by :func:`evaluate_program`.  Its claim is the relation and the bound.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import re
+from fractions import Fraction
+from functools import reduce
+
+from algebra.checker.kernel import MAX_DIGITS, Reject, fraction, get, int_list, need, small_int
+
+try:
+    import flint
+except ImportError:  # pragma: no cover - python-flint is a core dependency
+    flint = None
+
+__all__ = [
+    "PRECISION",
+    "exact_number",
+    "ball",
+    "softmax_matrix",
+    "softmax_rows",
+    "matrix_digest",
+    "derive_attention_claim",
+    "render_attention_claim",
+    "evaluate_program",
+    "check_program",
+]
+
+# Working precision in bits.  At the sizes certificates carry (<= 10^6 entries, rows of <= 4096
+# keys) 80 bits leave enclosures ~1e-20 wide, far below any margin a producer keeps; raising it
+# only slows the check.
+PRECISION = 80
+MAX_SIDE = 4096  # rows, keys, head size, factor rank
+MAX_ENTRIES = 10**6  # entries of any one matrix the checker builds
+MAX_PRODUCT = 2 * 10**8  # multiply-adds of one ball matrix product (Q K^T, L R); ~10 s at 80 bits
+MAX_IV_STEPS = 10**4
+MAX_IV_WORK = 5 * 10**6  # ball multiply-adds over a whole program
+NORM = "max_row_l1"
+EXPRESSION = "softmax_rows(beta * Q @ K^T)"
+_DECIMAL = re.compile(r"-?[0-9]{1,%d}\.[0-9]{1,%d}" % (MAX_DIGITS, MAX_DIGITS))
+
+
+@contextlib.contextmanager
+def _precision(bits: int = PRECISION):
+    """Set flint's (global) working precision for the duration of one check."""
+    need(flint is not None, "python-flint is needed to check ball-arithmetic certificates")
+    old = flint.ctx.prec
+    flint.ctx.prec = bits
+    try:
+        yield
+    finally:
+        flint.ctx.prec = old
+
+
+# -- exact numbers -------------------------------------------------------------------
+def exact_number(s, what: str = "number"):
+    """Read an exact real: hex float -> ``float`` (exact binary64), else ``Fraction``.
+
+    Examples
+    --------
+    >>> exact_number("0x1.8p-1"), exact_number("-7/2"), exact_number("0.1")
+    (0.75, Fraction(-7, 2), Fraction(1, 10))
+    >>> exact_number("1e400")
+    Traceback (most recent call last):
+    ...
+    algebra.checker.kernel.Reject: number must be a hex float, decimal, integer or p/q
+    """
+    need(isinstance(s, str) and 0 < len(s) <= 2 * MAX_DIGITS, f"{what} must be a short string")
+    if "x" in s.lower():
+        try:
+            v = float.fromhex(s)
+        except (ValueError, OverflowError):
+            raise Reject(f"{what}: bad hex float {s!r}") from None
+        need(v == v and abs(v) != float("inf"), f"{what} must be finite")
+        return v
+    if _DECIMAL.fullmatch(s):
+        return Fraction(s)
+    need(re.fullmatch(r"-?[0-9]+(/[0-9]+)?", s) is not None,
+         f"{what} must be a hex float, decimal, integer or p/q")
+    return fraction(s, what)
+
+
+def ball(x):
+    """An ``arb`` ball containing the exact value ``x`` (a float is exact, a Fraction is enclosed).
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> with _precision():
+    ...     b = ball(Fraction(1, 3))
+    >>> (3 * b).contains(1), b.is_exact(), ball(0.75).is_exact()
+    (True, False, True)
+    """
+    if isinstance(x, float):
+        return flint.arb(x)
+    if x.denominator == 1:
+        return flint.arb(x.numerator)
+    return flint.arb(flint.fmpq(x.numerator, x.denominator))
+
+
+def _shape(block, what: str, max_rows: int = MAX_SIDE, max_cols: int = MAX_SIDE) -> tuple:
+    """``(rows, cols)`` of a matrix block, bounded before anything is allocated."""
+    shape = get(block, "shape", list, what)
+    need(len(shape) == 2, f"{what}.shape must be [rows, cols]")
+    r = small_int(shape[0], 1, max_rows, f"{what} rows")
+    c = small_int(shape[1], 1, max_cols, f"{what} cols")
+    need(r * c <= MAX_ENTRIES, f"{what} is too large (more than {MAX_ENTRIES} entries)")
+    return r, c
+
+
+def _read_matrix(block, what: str, max_rows: int = MAX_SIDE, max_cols: int = MAX_SIDE):
+    """``{"shape": [r, c], "data": [...]}`` (row-major exact numbers) -> ``arb_mat``."""
+    r, c = _shape(block, what, max_rows, max_cols)
+    data = get(block, "data", list, what)
+    need(len(data) == r * c, f"{what}: data length does not match its shape")
+    return flint.arb_mat(r, c, [ball(exact_number(s, f"{what} entry")) for s in data])
+
+
+# -- the attention matrix -----------------------------------------------------------
+def softmax_matrix(Q, K, beta):
+    """Balls containing ``softmax_rows(beta * Q @ K^T)`` (lists of rows of ``arb``).
+
+    Each row is shifted by an exact constant (its largest score's midpoint)
+    before ``exp``: ``exp(s_j - c) / sum_k exp(s_k - c)`` equals the softmax
+    for every real ``c``, so the shift only keeps the balls narrow.
+
+    Examples
+    --------
+    >>> with _precision():
+    ...     A = softmax_matrix(flint.arb_mat([[0.0]]), flint.arb_mat([[1.0], [2.0]]), flint.arb(1))
+    >>> [x.contains(flint.arb(0.5)) for x in A[0]]
+    [True, True]
+    """
+    return softmax_rows(((Q * K.transpose()) * beta).tolist())
+
+
+def softmax_rows(rows):
+    """Row-wise softmax of a list of rows of balls (each row shifted by its largest midpoint)."""
+    out = []
+    for row in rows:
+        c = flint.arb(max(float(x.mid()) for x in row))
+        e = [(x - c).exp() for x in row]
+        total = sum(e[1:], e[0])
+        out.append([x / total for x in e])
+    return out
+
+
+def _max_row_l1(rows):
+    """A ball containing ``max_i sum_j |rows[i][j]|``."""
+    sums = [sum((abs(x) for x in r[1:]), abs(r[0])) for r in rows]
+    return reduce(lambda a, b: a.max(b), sums)
+
+
+def matrix_digest(block) -> str:
+    """sha256 of the canonical JSON of the ``matrix`` block (``Q``, ``K``, ``beta``)."""
+    body = {k: block[k] for k in ("Q", "K", "beta")}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()).hexdigest()
+
+
+def _upper(block, A, m, n, eps, notes) -> int:
+    """Rank of the stated approximant after checking its error ``<= eps``."""
+    method = get(block, "method", str, "approximant")
+    if method == "full":
+        notes.append(f"r_eps <= {min(m, n)}: B = A")
+        return min(m, n)
+    if method == "factors":
+        Lb, Rb = get(block, "L", dict, "approximant"), get(block, "R", dict, "approximant")
+        (mL, k), (kR, nR) = _shape(Lb, "approximant.L", m, min(m, n)), _shape(Rb, "approximant.R", min(m, n), n)
+        need((mL, kR, nR) == (m, k, n), f"upper bound: approximant.L must be {m} x k and R k x {n}")
+        need(m * k * n <= MAX_PRODUCT, f"L R would take more than {MAX_PRODUCT} ball multiply-adds")
+        L, R = _read_matrix(Lb, "approximant.L", m, k), _read_matrix(Rb, "approximant.R", k, n)
+        E = (flint.arb_mat(A) - L * R).tolist()
+        what = f"rank-{k} factors L @ R"
+    elif method == "rows":
+        assign = int_list(get(block, "assign", list, "approximant"), 0, m - 1, "approximant.assign", m)
+        k = len(set(assign))
+        E = [[a - b for a, b in zip(A[i], A[assign[i]])] for i in range(m)]
+        what = f"{k} representative rows"
+    else:
+        raise Reject(f"unknown upper method {method!r} (approximant.method: factors, rows, full)")
+    err = _max_row_l1(E)
+    need(err <= eps, f"upper bound: the max-row-l1 error of the {what} is {err}, not <= eps = {eps}")
+    notes.append(f"r_eps <= {k}: {what}, max-row-l1 error in {err}")
+    return k
+
+
+def _lower(block, A, m, n, eps, notes) -> int:
+    """``M`` after checking ``||S A D - I_M||_inf + eps < 1`` (module docstring, (*))."""
+    rows = get(block, "rows", list, "selection")
+    M = len(rows)
+    need(1 <= M <= min(m, n), f"lower bound: selection needs 1..{min(m, n)} rows")
+    rows = int_list(rows, 0, m - 1, "selection.rows")
+    need(len(set(rows)) == M, "lower bound: the selected rows must be distinct")
+    dec = int_list(get(block, "decoder", list, "selection"), -1, M - 1, "selection.decoder", n)
+    groups = [[j for j in range(n) if dec[j] == c] for c in range(M)]
+    zero = flint.arb(0)
+    E = []
+    for a, i in enumerate(rows):
+        y = [sum((A[i][j] for j in g), zero) for g in groups]
+        y[a] -= 1
+        E.append(y)
+    delta = _max_row_l1(E)
+    need(delta + eps < 1, f"lower bound: ||S A D - I_{M}|| is in {delta}, not below 1 - eps = {1 - eps}")
+    notes.append(f"r_eps >= {M}: ||S A D - I_{M}||_inf in {delta} < 1 - eps")
+    return M
+
+
+def render_attention_claim(claim: dict) -> str:
+    """The canonical text of a structured ``attention_rank`` claim.
+
+    Examples
+    --------
+    >>> render_attention_claim({"relation": "in", "value": [2, 9], "eps": "1/4", "norm": "max_row_l1",
+    ...     "matrix": {"expression": EXPRESSION, "shape": [64, 64], "sha256": "ab" * 32}})
+    '2 <= r_eps(A) <= 9 for the 64 x 64 matrix A = softmax_rows(beta * Q @ K^T) (Q, K, beta: sha256 abababababababab...), max-row-l1 error eps = 1/4'
+    """
+    rel, value, mat = claim["relation"], claim["value"], claim["matrix"]
+    bound = f"{value[0]} <= r_eps(A) <= {value[1]}" if rel == "in" else f"r_eps(A) {rel} {value}"
+    return (f"{bound} for the {mat['shape'][0]} x {mat['shape'][1]} matrix A = {mat['expression']} "
+            f"(Q, K, beta: sha256 {mat['sha256'][:16]}...), max-row-l1 error eps = {claim['eps']}")
+
+
+def derive_attention_claim(cert, notes) -> dict:
+    """Rebuild the matrix, check the bounds' inequalities, return the claim they prove.
+
+    The claim's ``eps`` is the one input taken from the claim (it says which
+    question is answered); everything else is derived.  Raises ``Reject``
+    when an inequality fails.
+    """
+    claim = get(cert, "claim", dict)
+    eps_text = get(claim, "eps", str, "claim")
+    eps = exact_number(eps_text, "claim.eps")
+    eps = Fraction(eps)
+    need(0 < eps < 1, "claim.eps must lie in (0, 1)")
+    need(eps_text == (str(eps.numerator) if eps.denominator == 1 else f"{eps.numerator}/{eps.denominator}"),
+         "claim.eps must be written as a reduced 'p/q'")
+    block = get(cert, "matrix", dict)
+    need(set(block) == {"Q", "K", "beta"}, "matrix must have exactly the fields Q, K, beta")
+    beta = exact_number(get(block, "beta", str, "matrix"), "matrix.beta")
+    need(beta >= 0, "matrix.beta must be >= 0")
+    (m, d), (n, d2) = (_shape(get(block, k, dict, "matrix"), f"matrix.{k}") for k in ("Q", "K"))
+    need(d == d2, "matrix: Q and K must have the same number of columns")
+    need(m * n <= MAX_ENTRIES, f"the attention matrix would exceed {MAX_ENTRIES} entries")
+    need(m * n * d <= MAX_PRODUCT, f"Q K^T would take more than {MAX_PRODUCT} ball multiply-adds")
+    with _precision():
+        Q = _read_matrix(block["Q"], "matrix.Q")
+        K = _read_matrix(block["K"], "matrix.K")
+        A = softmax_matrix(Q, K, ball(beta))
+        e = ball(eps)
+        lo = _lower(get(cert, "selection", dict), A, m, n, e, notes) if "selection" in cert else None
+        hi = _upper(get(cert, "approximant", dict), A, m, n, e, notes) if "approximant" in cert else None
+    need(lo is not None or hi is not None,
+         "an attention_rank certificate needs a lower or an upper bound (a selection or an approximant block)")
+    need(lo is None or hi is None or lo <= hi, "lower bound above upper bound (impossible)")
+    if lo is not None and hi is not None:
+        rel, value = ("==", lo) if lo == hi else ("in", [lo, hi])
+    else:
+        rel, value = (">=", lo) if hi is None else ("<=", hi)
+    derived = {"quantity": "r_eps", "relation": rel, "value": value, "eps": eps_text, "norm": NORM,
+               "matrix": {"expression": EXPRESSION, "shape": [m, n], "sha256": matrix_digest(block)}}
+    derived["text"] = render_attention_claim(derived)
+    notes.append(derived["text"])
+    return derived
+
+
+# -- straight-line interval programs (docs/interval-inequality.md) -----------------------
+def evaluate_program(body):
+    """Evaluate an ``interval_inequality`` payload in balls: ``(target ball, bound ball, relation holds)``.
+
+    Examples
+    --------
+    >>> p = {"arrays": {}, "scalars": {"x": "1/3"}, "program": [{"out": "y", "op": "exp", "args": ["x"]}],
+    ...      "target": "y", "relation": "<", "bound": "1.4"}
+    >>> evaluate_program(p)[2]
+    True
+    >>> evaluate_program(dict(p, bound="1.3"))[2]
+    False
+    """
+    with _precision():
+        env, total = {}, 0
+        for name, arr in get(body, "arrays", dict, "payload").items():
+            M = _read_matrix(arr, f"array {name!r}", MAX_ENTRIES, MAX_ENTRIES)
+            total += M.nrows() * M.ncols()
+            need(total <= MAX_ENTRIES, "arrays too large")
+            env[name] = M.tolist()
+        for name, s in get(body, "scalars", dict, "payload").items():
+            env[name] = [[ball(exact_number(s, "scalar"))]]
+        indices = body.get("indices", {})
+        need(isinstance(indices, dict), "indices must be an object")
+        program = get(body, "program", list, "payload")
+        need(len(program) <= MAX_IV_STEPS, "program too long")
+        work = [MAX_IV_WORK]
+        for step in program:
+            op, args, out = get(step, "op", str), get(step, "args", list), get(step, "out", str)
+            env[out] = _step(op, args, env, indices, work)
+        target = env.get(get(body, "target", str, "payload"))
+        need(target is not None and len(target) == 1 and len(target[0]) == 1, "target must name a 1x1 value")
+        v, b = target[0][0], ball(exact_number(get(body, "bound", str, "payload"), "bound"))
+        test = {"<=": lambda: v <= b, "<": lambda: v < b, ">=": lambda: v >= b, ">": lambda: v > b}.get(body.get("relation"))
+        need(test is not None, f"unknown relation {body.get('relation')!r}")
+        return v, b, bool(test())
+
+
+def check_program(cert, notes) -> None:
+    """Check an ``interval_inequality`` certificate (claim: the payload's relation and bound)."""
+    body = get(cert, "payload", dict)
+    claim = get(cert, "claim", dict)
+    need(claim.get("relation") == body.get("relation") and claim.get("bound") == body.get("bound"),
+         "claim does not match the payload")
+    v, _, ok = evaluate_program(body)
+    need(ok, f"the enclosure {v} of the target does not satisfy {body['relation']} {body['bound']}")
+    notes.append(f"interval enclosure {v} {body['relation']} {body['bound']}")
+
+
+def _step(op, args, env, indices, work):
+    def mat(i):
+        need(i < len(args) and isinstance(args[i], str) and args[i] in env, f"{op}: undefined argument")
+        return env[args[i]]
+
+    def idx(i, bound):
+        ix = indices.get(args[i]) if i < len(args) and isinstance(args[i], str) else None
+        need(isinstance(ix, list) and 0 < len(ix) <= MAX_ENTRIES, f"{op}: missing index list")
+        return int_list(ix, 0, bound - 1, "index")
+
+    if op == "identity":
+        n = args[0] if args else None
+        need(isinstance(n, str) and n.isdigit() and 0 < int(n) and int(n) ** 2 <= MAX_ENTRIES, "identity: bad size")
+        return flint.arb_mat(int(n), int(n), [int(i == j) for i in range(int(n)) for j in range(int(n))]).tolist()
+    A = mat(0)
+    B = mat(1) if op in ("matmul", "add", "sub", "mul", "scale") else None
+    work[0] -= len(A) * len(A[0]) * (len(B[0]) if op == "matmul" else 1)
+    need(work[0] >= 0, f"the interval program needs more than {MAX_IV_WORK} operations")
+    if op == "matmul":
+        need(len(A[0]) == len(B) and len(A) * len(B[0]) <= MAX_ENTRIES, "matmul: shapes do not match")
+        return (flint.arb_mat(A) * flint.arb_mat(B)).tolist()
+    if op in ("add", "sub", "mul"):
+        need(len(A) == len(B) and len(A[0]) == len(B[0]), f"{op}: shapes differ")
+        f = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b}[op]
+        return [[f(a, b) for a, b in zip(r, s)] for r, s in zip(A, B)]
+    if op == "scale":
+        need(len(B) == 1 and len(B[0]) == 1, "scale: the factor is not a scalar")
+        return [[a * B[0][0] for a in r] for r in A]
+    if op == "transpose":
+        return [list(c) for c in zip(*A)]
+    if op == "row_sums":
+        return [[sum(r[1:], r[0])] for r in A]
+    if op in ("exp", "abs"):
+        return [[a.exp() if op == "exp" else abs(a) for a in r] for r in A]
+    if op == "softmax_rows":
+        return softmax_rows(A)
+    if op in ("max_all", "min_all"):
+        pick = (lambda a, b: a.max(b)) if op == "max_all" else (lambda a, b: a.min(b))
+        return [[reduce(pick, [a for r in A for a in r])]]
+    if op in ("take_rows", "take_cols"):
+        ix = idx(1, len(A) if op == "take_rows" else len(A[0]))
+        return [list(A[i]) for i in ix] if op == "take_rows" else [[r[j] for j in ix] for r in A]
+    raise Reject(f"unknown op {op!r}")

@@ -1,0 +1,286 @@
+"""Polynomial identities proven by Schwartz–Zippel at a random point modulo a fresh large prime.
+
+Every probabilistic rung of the dimension engine reduces to an identity
+``f(theta, x) = 0`` between polynomials with rational coefficients of total
+degree at most ``D``:
+
+* a *kernel field* ``X`` (a symmetry): ``J(theta, x) X(theta) = 0``
+  (degree ``<= joint degree + field degree``);
+* an *image equation* ``g``: ``g(F(theta)) = 0`` (degree ``<= deg g * joint degree``);
+* the *Cramer fields* of a nonsingular ``r x r`` block ``J[R, B]`` of the
+  Jacobian (rows ``R`` at fixed integer inputs): for every column ``c`` not in
+  ``B`` the field ``det J[R,B] e_c - sum_i adj(J[R,B]) J[R, c]`` lies in
+  ``ker J(theta, x)``, i.e. every row of ``J`` satisfies
+  ``J[:, N] = J[:, B] J[R,B]^-1 J[R,N]`` (degree ``<= (r + 1) * joint degree``).
+  When this holds the generic rank is at most ``r``: each row is determined by
+  its ``B`` entries.
+
+Schwartz–Zippel (Schwartz 1980, Zippel 1979): a nonzero polynomial of
+degree ``D`` over ``GF(q)`` vanishes at a uniformly random point with
+probability at most ``D / q``.  The identity has rational coefficients; it
+can only reduce to zero modulo ``q`` when ``q`` divides the content of its
+cleared numerator, and ``q`` is drawn from the ``~2^193`` primes of
+``[2^200, 2^201)``, so (as in the independent checker,
+:mod:`algebra.checker.kernel`) that adds at most ``2^-120`` per point for
+contents below ``2^(2^70)``; ``q`` passes 40 Miller–Rabin rounds (a composite
+does with probability ``<= 2^-80``).  Matrix identities are tested on a random
+combination of their columns (one more factor ``1/q``).  The prime, the
+point and the combinations are drawn from a seed stream independent of the
+identity, so the result is reproducible from the seed.  One point gives a
+failure probability below ``2^-79``; more points are taken until the bound
+is below ``2^-60``.
+
+Arithmetic modulo ``q`` runs through :class:`ResidueField` (object arrays of
+Python ints, the same interface as :class:`algebra.exact.field.PrimeField`),
+so every model evaluates its Jacobian there unchanged; linear algebra modulo
+``q`` goes through ``flint.fmpz_mod_mat``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from math import floor, log2
+
+import numpy as np
+
+from algebra.errors import InputError
+from algebra.exact.field import NativeField
+
+__all__ = ["ResidueField", "random_prime", "IdentityCheck", "failure_bound", "kernel_fields_hold",
+           "cramer_fields_hold", "image_equations_hold", "SZ_BITS", "TARGET_BITS"]
+
+SZ_BITS = 200  # the identity primes live in [2^200, 2^201)
+TARGET_BITS = 60  # every probabilistic rung fails with probability below 2^-60
+MR_ROUNDS = 40  # Miller-Rabin rounds for the random prime (a composite passes with probability <= 2^-80)
+_CONTENT = Fraction(1, 2**120)  # q divides the content of a nonzero identity (see the module docstring)
+
+
+class ResidueField(NativeField):
+    """``GF(q)`` for a prime ``q`` of any size, on ``object`` arrays of Python ints in ``[0, q)``.
+
+    Examples
+    --------
+    >>> G = ResidueField(2**127 - 1)
+    >>> G.matmul(G.array([[1, 2]]), G.array([[Fraction(1, 2)], [3]])).tolist() == [[(2**126 + 6) % (2**127 - 1)]]
+    True
+    >>> G.polyval([1, 0, 1], G.array([2]))[0]        # 1 + t^2 at t = 2
+    5
+    """
+
+    exact_rationals = False
+
+    def __init__(self, q: int):
+        if isinstance(q, bool) or not isinstance(q, int) or q < 3:
+            raise InputError("q", q, "a prime >= 3")
+        self.p = int(q)
+        self.name = f"GF({q})"
+
+    def __repr__(self) -> str:
+        return f"ResidueField({self.p})"
+
+    def scalar(self, c) -> int:
+        if isinstance(c, (int, np.integer)):
+            return int(c) % self.p
+        c = Fraction(c)
+        return c.numerator * pow(c.denominator, -1, self.p) % self.p
+
+    def array(self, x) -> np.ndarray:
+        a = np.asarray(x)
+        out = np.empty(a.shape, dtype=object)
+        out.ravel()[:] = [self.scalar(v) for v in a.ravel()]
+        return out
+
+    def add(self, a, b):
+        return (a + b) % self.p
+
+    def sub(self, a, b):
+        return (a - b) % self.p
+
+    def neg(self, a):
+        return (-a) % self.p
+
+    def mul(self, a, b):
+        return (a * b) % self.p
+
+    def matmul(self, a, b):
+        if a.shape[-1] == 0:
+            return self.zeros(a.shape[:-1] + b.shape[-1:])
+        return np.matmul(a, b) % self.p
+
+    def polyval(self, coeffs, z):
+        cs = [self.scalar(c) for c in coeffs]
+        out = self.full(np.shape(z), cs[-1])
+        for c in reversed(cs[:-1]):
+            out = (out * z + c) % self.p
+        return out
+
+
+def _miller_rabin(n: int, rng: np.random.Generator, rounds: int = MR_ROUNDS) -> bool:
+    """``rounds`` Miller–Rabin rounds with bases from ``rng``: a composite passes with probability ``<= 4^-rounds``."""
+    d, s = n - 1, 0
+    while d % 2 == 0:
+        d, s = d // 2, s + 1
+    for _ in range(rounds):
+        a = 2 + int.from_bytes(rng.bytes(SZ_BITS // 8 + 2), "big") % (n - 3)
+        x = pow(a, d, n)
+        if x in (1, n - 1):
+            continue
+        for _ in range(s - 1):
+            x = x * x % n
+            if x == n - 1:
+                break
+        else:
+            return False
+    return True
+
+
+def random_prime(rng: np.random.Generator, bits: int = SZ_BITS) -> int:
+    """A random prime in ``[2^bits, 2^(bits+1))`` drawn from ``rng`` (40 Miller–Rabin rounds, as the checker).
+
+    Examples
+    --------
+    >>> q = random_prime(np.random.default_rng(0))
+    >>> q.bit_length(), q % 2
+    (201, 1)
+    """
+    import flint
+
+    n = int.from_bytes(rng.bytes(bits // 8 + 1), "big") % (1 << bits) | (1 << bits) | 1
+    # BPSW (flint) screens the candidates cheaply; the Miller-Rabin rounds give the quantified bound
+    while not (flint.fmpz(n).is_probable_prime() and _miller_rabin(n, rng)):
+        n += 2
+    return n
+
+
+def failure_bound(degree: int, points: int = 1) -> Fraction:
+    """Probability that a false identity of this degree passes ``points`` random points.
+
+    Per point: the identity (times a random combination, one more degree)
+    vanishes at the point (``(degree + 1) / q``), ``q`` divides its content
+    (``2^-120``), or ``q`` is composite despite the Miller–Rabin rounds (``2^-80``).
+    """
+    per_point = Fraction(max(int(degree), 1) + 1, 2**SZ_BITS) + _CONTENT + Fraction(1, 4**MR_ROUNDS)
+    return per_point**points
+
+
+@dataclass(frozen=True)
+class IdentityCheck:
+    """The outcome of testing an identity: did it hold, at how many points, with what failure bound."""
+
+    holds: bool
+    degree: int
+    points: int
+    what: str
+
+    @property
+    def failure_log2(self) -> int:
+        """``k`` with failure probability ``<= 2^-k`` (meaningful when ``holds``)."""
+        bound = failure_bound(self.degree, self.points)
+        k = floor(-log2(bound)) + 1  # float log2 may round up; settle it exactly
+        while bound > Fraction(1, 2**k):
+            k -= 1
+        return k
+
+    def to_json(self) -> dict:
+        return {"identity": self.what, "holds": self.holds, "degree": self.degree, "points": self.points,
+                "failure_probability": f"<= 2^-{self.failure_log2}", "failure_log2": -self.failure_log2}
+
+
+def _points_needed(degree: int) -> int:
+    k = 1
+    while failure_bound(degree, k) >= Fraction(1, 2**TARGET_BITS):
+        k += 1
+    return k
+
+
+def _fmpz_mod_mat(A, q: int):
+    import flint
+
+    A = np.asarray(A, dtype=object)
+    rows, cols = A.shape
+    return flint.fmpz_mod_mat(rows, cols, [int(v) for v in A.ravel()], flint.fmpz_mod_ctx(q))
+
+
+def _random_vector(rng, n: int, G: ResidueField) -> np.ndarray:
+    return G.array([int.from_bytes(rng.bytes(SZ_BITS // 8 + 2), "big") for _ in range(n)])
+
+
+def _random_point(model, rng, G: ResidueField):
+    theta = G.array([int.from_bytes(rng.bytes(SZ_BITS // 8 + 2), "big") for _ in range(model.parameter_count)])
+    x = G.array([[int.from_bytes(rng.bytes(SZ_BITS // 8 + 2), "big") for _ in range(model.n_inputs)]])
+    return theta, x.reshape(1, model.n_inputs)
+
+
+def _run(model, rng, degree: int, what: str, test) -> IdentityCheck:
+    points = _points_needed(degree)
+    for _ in range(points):
+        G = ResidueField(random_prime(rng))
+        theta, x = _random_point(model, rng, G)
+        if not test(G, theta, x):
+            return IdentityCheck(False, degree, points, what)
+    return IdentityCheck(True, degree, points, what)
+
+
+def kernel_fields_hold(model, rng: np.random.Generator) -> IdentityCheck:
+    """Schwartz–Zippel test of ``J(theta, x) X_j(theta) = 0`` for every symmetry field of ``model``.
+
+    Examples
+    --------
+    >>> from algebra.models import QueryKey
+    >>> c = kernel_fields_hold(QueryKey(3, 2), np.random.default_rng(0))
+    >>> c.holds, c.failure_log2 >= 60
+    (True, True)
+    """
+    degree = model.joint_degree() + model.symmetry_degree()
+
+    def test(G, theta, x):
+        S = model.symmetry_fields(theta, G)
+        if not S.shape[0]:
+            return True
+        # J S^T != 0 implies J S^T c != 0 for all but a 1/q fraction of combinations c
+        v = G.matmul(_random_vector(rng, S.shape[0], G)[None, :], S)[0]
+        return not any(G.matmul(model.jacobian(theta, x, G), v[:, None]).ravel())
+
+    return _run(model, rng, degree, f"{model.symmetry_count()} symmetry fields in ker J", test)
+
+
+def image_equations_hold(model, rng: np.random.Generator) -> IdentityCheck:
+    """Schwartz–Zippel test of ``g(F(theta)) = 0`` for every image equation of ``model`` (no inputs)."""
+    degree = model.image_equation_degree() * model.joint_degree()
+
+    def test(G, theta, x):
+        return not any(model.image_equation_values(theta, G))
+
+    return _run(model, rng, degree, f"{model.image_equation_count()} image equations vanish on the image", test)
+
+
+def cramer_fields_hold(model, rows_jacobian, full_jacobian, rows: tuple, cols: tuple, rng: np.random.Generator) -> IdentityCheck:
+    """Schwartz–Zippel test of the Cramer fields of the block ``J[rows, cols]``.
+
+    ``rows_jacobian(theta, G)`` returns the Jacobian rows ``rows`` (in that
+    order) at ``theta`` over ``G``; ``full_jacobian(theta, x, G)`` returns rows
+    spanning every output at a random input ``x`` (sample mode) or the whole
+    Jacobian (coefficient mode, no inputs).
+    """
+    r = len(rows)
+    degree = (r + 1) * model.joint_degree()
+    P = model.parameter_count
+    N = [c for c in range(P) if c not in set(cols)]
+
+    def test(G, theta, x):
+        if not N:
+            return True
+        # every row of J must satisfy J[:, N] = J[:, B] Y with Y = J[R,B]^-1 J[R,N]; tested on a
+        # random combination c of the columns N (a nonzero J[:, N] - J[:, B] Y survives it but for 1/q)
+        c = _random_vector(rng, len(N), G)[:, None]
+        JR = rows_jacobian(theta, G)
+        try:
+            y = _fmpz_mod_mat(JR[:, list(cols)], G.p).solve(_fmpz_mod_mat(G.matmul(JR[:, N], c), G.p))
+        except ZeroDivisionError:  # the block is singular at this point: the identity is not shown
+            return False
+        y = G.array(np.array([[int(y[i, 0])] for i in range(r)], dtype=object).reshape(r, 1))
+        J = full_jacobian(theta, x, G)
+        return not any(G.sub(G.matmul(J[:, N], c), G.matmul(J[:, list(cols)], y)).ravel())
+
+    return _run(model, rng, degree, f"{P - r} Cramer fields of a {r}x{r} block in ker J", test)

@@ -1,0 +1,16 @@
+"""Graph attention with symmetries (graph-attention paper, seed 004; issue 13).
+
+Modules (import them directly; nothing heavy is imported here):
+
+``groups``      finite groups as permutation groups; Cayley graphs and automorphism
+                groups with networkx
+``characters``  exact character tables (closed forms, Burnside-Dixon) and their
+                orthogonality, verified exactly
+``attention``   the learning setup of Section 2: equivariant encoder, visibility,
+                pair-orbit biases, orbit-closed design, teacher, population KL (10)
+``fisher``      score-space Fisher, rho_score, isotypic projectors, Q and Q_rho
+                (Section 3, eqs. 11-20) and Assumption 1 decided
+``llc``         teacher-student learning coefficients (Section 4) with the toolkit's
+                samplers, beside the exact (44)/(45)
+``commands``    ``neuroalgebra graph ...`` and ``neuroalgebra llc graph``
+"""

@@ -1,0 +1,176 @@
+"""``neuroalgebra graph irreps|fisher`` and ``neuroalgebra llc graph`` (issue 13).
+
+``graph irreps --group SPEC`` prints the conjugacy classes, irreducible
+characters (exact values in ``Q(E(N))``) and the exact orthogonality check;
+exit status 0 when the table is verified, 1 otherwise.
+
+``graph fisher --graph SPEC --d D --k K --r R --radius RAD`` builds the
+orbit-closed design and prints Assumption 1 (``assumption1_holds``,
+``alpha_lower``, ``kernel`` when it fails), the isotypic ``components``
+(irrep, dimension, multiplicity, rank of ``Q_rho``) and the residuals of the
+projector identities; exit status 0 when Assumption 1 holds, 1 when it
+fails (a decided answer, like ``suspect`` for ``llc``), and a
+``CertificateError`` (status 1) if an identity is violated.
+
+``llc graph`` (registered by :mod:`algebra.numeric.commands` through
+:func:`register_llc_graph`) prints the keys of the other ``llc`` commands
+plus ``assumption1_holds``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+
+from algebra.errors import CertificateError, InputError
+from algebra.geometry.commands import nonnegative_arg, positive_arg
+
+__all__ = ["register", "register_llc_graph", "IDENTITY_TOL"]
+
+IDENTITY_TOL = 1e-10  # relative residual of a projector identity that counts as a violation
+
+
+def _group_or_graph(text: str):
+    from algebra.graph.groups import GRAPH_SPECS, parse_graph, parse_group
+
+    head = text.strip().lower() if isinstance(text, str) else ""
+    if head == "petersen" or head.startswith("edges:"):
+        return parse_graph(text, argument="--group").group
+    try:
+        return parse_group(text)
+    except InputError:
+        raise InputError("--group", text, "one of " + GRAPH_SPECS) from None
+
+
+def _run_irreps(args) -> int:
+    from algebra.graph.characters import character_table, verify_orthogonality
+
+    G = _group_or_graph(args.group)
+    table = character_table(G, method=args.method)
+    check = verify_orthogonality(table)
+    out = {**table.to_json(), "orthogonality": check}
+    if args.json:
+        print(json.dumps(out, indent=2))
+    else:
+        print(f"{G.name}: order {G.order}, {len(G.classes)} classes, values in Q(E({table.conductor})), "
+              f"{table.method}")
+        print("class sizes:", " ".join(str(len(c)) for c in G.classes))
+        print("element orders:", " ".join(str(G.element_order(c[0])) for c in G.classes))
+        for a in range(table.num_irreps):
+            vals = ", ".join(table.value_text(a, c) for c in range(len(G.classes)))
+            print(f"  {table.names[a]} (dim {table.degrees[a]}): {vals}")
+        print(f"orthogonality (rows, columns, sum d^2 = |G|) verified exactly mod {check['prime']} "
+              f"under {check['embeddings']} embeddings: {check['verified']}")
+    return 0 if check["verified"] else 1
+
+
+def _design_args(args):
+    from algebra.graph.attention import make_design
+    from algebra.graph.groups import parse_graph
+
+    sg = parse_graph(args.graph)
+    return make_design(sg, args.d, args.k, args.r, radius=args.radius, num_draws=args.draws,
+                       features=args.features, seed=args.seed)
+
+
+def _run_fisher(args) -> int:
+    from algebra.graph.fisher import fisher_report
+
+    report = fisher_report(_design_args(args), seed=args.seed)
+    bad = {k: v for k, v in report["identities"].items() if not v <= IDENTITY_TOL}
+    if bad:
+        raise CertificateError(f"projector identities violated: {bad}")
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(f"graph {report['graph']} (group {report['group']}, order {report['group_order']}), "
+              f"d={report['d']} k={report['k']} r={report['r']} radius={report['radius']}, "
+              f"design {report['design_size']} inputs, score space dim {report['score_dimension']}")
+        print(f"encoder equivariance error {report['equivariance_error']:.2e}")
+        if report["assumption1_holds"]:
+            alpha = report["alpha_lower"]
+            print(f"Assumption 1 HOLDS: rank L = {report['rank_L']} = d^2 (exact over Q); "
+                  f"alpha >= {alpha} ~ {report['alpha_lower_float']:.3e} (ball arithmetic) "
+                  f"[float lambda_min {report['lambda_min_float']:.3e}]" if alpha else
+                  f"Assumption 1 HOLDS: rank L = {report['rank_L']} = d^2 (exact over Q); alpha not certified")
+        else:
+            print(f"Assumption 1 FAILS: rank L = {report['rank_L']} < d^2 = {report['d'] ** 2}; "
+                  f"kernel dC = [{', '.join(report['kernel'])}] "
+                  f"({'J dC = 0' if report['kernel_logits_zero'] else 'J dC row-constant, nonzero'})")
+        print(f"{'irrep':<14}{'dim':>4}{'mult':>8}{'rank Q_rho':>12}{'tr F Pi':>12}  mechanism")
+        for c in report["components"]:
+            print(f"{c['irrep']:<14}{c['dimension']:>4}{c['multiplicity']:>8}{c['rank_Q_rho']:>12}"
+                  f"{c['fisher_trace']:>12.4g}  {c.get('mechanism', '-')}")
+        worst = max(report["identities"].values())
+        print(f"projector identities and (14), (19): worst relative residual {worst:.1e}")
+    return 0 if report["assumption1_holds"] else 1
+
+
+def _design_options(p, *, fisher: bool) -> None:
+    from algebra.graph.attention import FEATURES
+
+    p.add_argument("--graph", required=True,
+                   help="cyclic:N | dihedral:N | torus:NxM | hypercube:K | symmetric:N | petersen | edges:U-V,...")
+    p.add_argument("--d", type=positive_arg("--d"), required=True, help="embedding dimension")
+    p.add_argument("--k", type=positive_arg("--k"), required=True, help="head width (k <= d)")
+    p.add_argument("--r", type=nonnegative_arg("--r"), required=True, help="teacher rank (r <= k)")
+    p.add_argument("--radius", type=nonnegative_arg("--radius"), default=1, help="visibility radius (0 hides neighbours)")
+    p.add_argument("--draws", type=positive_arg("--draws"), default=None, help="representative feature draws")
+    p.add_argument("--features", choices=FEATURES, default="gaussian",
+                   help="feature law ('constant' fails Assumption 1 on purpose)")
+    if fisher:
+        p.add_argument("--seed", type=nonnegative_arg("--seed"), default=0)
+        p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def register(subparsers) -> None:
+    graph = subparsers.add_parser(
+        "graph", help="graph attention with symmetries: characters, score-space Fisher, Assumption 1",
+        description="Groups acting on graphs (networkx), exact character tables, the isotypic "
+                    "decomposition of the score-space Fisher and Assumption 1 (graph-attention paper).")
+    sub = graph.add_subparsers(dest="graph_command", metavar="COMMAND")
+    p = sub.add_parser("irreps", help="conjugacy classes and exact irreducible characters")
+    p.add_argument("--group", required=True,
+                   help="cyclic:N | dihedral:N | torus:NxM | hypercube:K | symmetric:N | petersen | edges:...")
+    p.add_argument("--method", choices=("auto", "closed", "dixon"), default="auto")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(handler=_run_irreps)
+    p = sub.add_parser("fisher", help="score-space Fisher, isotypic Q_rho ranks, Assumption 1 decided")
+    _design_options(p, fisher=True)
+    p.set_defaults(handler=_run_fisher)
+    graph.set_defaults(handler=lambda a: (graph.print_help(), 2)[1])
+
+
+def _run_llc_graph(args) -> int:
+    from algebra.graph.llc import graph_llc
+    from algebra.numeric.commands import _print_row, _settings
+
+    row = graph_llc(args.graph, args.d, args.k, args.r, radius=args.radius, point=args.point,
+                    settings=_settings(args), seed=args.seed, num_draws=args.draws, features=args.features)
+    extra = {k: row[k] for k in ("assumption1_holds", "alpha_lower", "point", "lambda_44", "multiplicity_45",
+                                 "relative_to_44", "design")}
+    if args.json:
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            code = _print_row(row, True)
+        print(json.dumps({**json.loads(buf.getvalue()), **extra}, indent=2, default=float))
+        return code
+    code = _print_row(row, False)
+    print(f"assumption 1    {'holds (alpha >= ' + str(row['alpha_lower']) + ')' if row['assumption1_holds'] else 'FAILS'}")
+    print(f"point           {row['point']} (lambda_44 = {row['lambda_44']}, "
+          f"estimate {100 * row['relative_to_44']:+.2f}% from it)")
+    return code
+
+
+def register_llc_graph(sub, common) -> None:
+    """Add ``llc graph`` to the ``llc`` subparsers (called from :mod:`algebra.numeric.commands`)."""
+    from algebra.graph.llc import POINTS
+
+    p = sub.add_parser("graph", help="QK block of graph attention on a Cayley/automorphism graph "
+                                     "(graph-attention paper, Thm 2 under Assumption 1)")
+    _design_options(p, fisher=False)
+    p.add_argument("--point", choices=POINTS, default="canonical",
+                   help="reference factors: canonical (30), a random GL(k) gauge, or the open case")
+    common(p, sample_size=False)  # the loss is the exact population KL: no --n
+    p.set_defaults(handler=_run_llc_graph)

@@ -1,0 +1,462 @@
+"""Finite groups as permutation groups, and the graphs they act on (networkx).
+
+A :class:`PermutationGroup` is a list of permutations of ``range(degree)``
+(``elements[0]`` is the identity) with its multiplication table, inverses
+and conjugacy classes.  Convention: a permutation ``g`` is the tuple of
+images, ``g(x) = g[x]``, and the product ``g h`` is the composition
+``x -> g(h(x))``, so ``table[a, b]`` is the index of ``elements[a] o elements[b]``.
+
+A :class:`SymmetricGraph` is a :class:`networkx.Graph` on the nodes
+``0..n-1`` together with a group ``Gamma <= Aut(G)`` acting on the nodes
+(the graph-attention paper, Section 1.1: "we choose [a graph] with a known
+automorphism group, so Cayley graphs become a natural choice").
+
+Built-in families (``parse_graph``):
+
+``cyclic:n``      Cayley graph of Z_n with generator 1: the cycle C_n
+``torus:nxm``     Cayley graph of Z_n x Z_m with generators (1,0), (0,1)
+``hypercube:k``   Cayley graph of Z_2^k with the unit vectors
+``dihedral:n``    Cayley graph of D_n (order 2n) with generators r, s
+``symmetric:n``   Cayley graph of S_n with (0 1) and (0 1 ... n-1)
+``petersen``      the Petersen graph with Aut = S_5 (order 120), found by
+                  networkx's isomorphism matcher
+``edges:0-1,1-2,...``  a user graph with its automorphism group (matcher)
+
+On a Cayley graph the group acts by left multiplication ``x -> g x``, which
+preserves the edges ``{x, x s}``; each element carries a label (``j`` for
+Z_n, ``(a, b)`` for the torus, the bit tuple for the hypercube, ``(f, j)``
+for ``s^f r^j`` in D_n) from which the closed-form characters of
+:mod:`algebra.graph.characters` are evaluated.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+
+import networkx as nx
+import numpy as np
+
+from algebra.errors import InputError, ResourceError
+
+__all__ = [
+    "PermutationGroup",
+    "SymmetricGraph",
+    "cyclic_group",
+    "torus_group",
+    "hypercube_group",
+    "dihedral_group",
+    "symmetric_group",
+    "cayley_graph",
+    "automorphism_group",
+    "parse_group",
+    "parse_graph",
+    "MAX_ORDER",
+]
+
+MAX_ORDER = 2000  # refuse larger groups before building an order x order table
+
+
+@dataclass(frozen=True)
+class PermutationGroup:
+    """A finite group given by permutations, with its multiplication table.
+
+    Parameters
+    ----------
+    name : str
+    elements : tuple of tuple of int
+        Distinct permutations of ``range(degree)``; ``elements[0]`` is the identity.
+    family : str
+        ``"cyclic"``, ``"torus"``, ``"hypercube"``, ``"dihedral"`` (closed-form
+        characters) or ``"generic"`` (characters by Burnside-Dixon).
+    params : tuple
+        The family's parameters (``(n,)``, ``(n, m)``, ...).
+    labels : tuple
+        Per element, its label in the family (see the module docstring).
+
+    Examples
+    --------
+    >>> G = dihedral_group(4)
+    >>> G.order, G.degree, len(G.classes)
+    (8, 4, 5)
+    >>> int(G.table[G.inverse[3], 3])   # g^-1 g = identity
+    0
+    """
+
+    name: str
+    elements: tuple
+    family: str = "generic"
+    params: tuple = ()
+    labels: tuple = ()
+    table: np.ndarray = field(init=False, repr=False, compare=False)
+    inverse: tuple = field(init=False, repr=False, compare=False)
+    classes: tuple = field(init=False, repr=False, compare=False)
+    class_of: tuple = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        els = tuple(tuple(int(x) for x in g) for g in self.elements)
+        if not els:
+            raise InputError("elements", els, "at least the identity permutation")
+        n = len(els[0])
+        if els[0] != tuple(range(n)):
+            raise InputError("elements", els[0], "the identity permutation first")
+        if len(els) > MAX_ORDER:
+            raise ResourceError(f"group of order {len(els)} exceeds MAX_ORDER={MAX_ORDER}")
+        if len(set(els)) != len(els) or any(sorted(g) != list(range(n)) for g in els):
+            raise InputError("elements", self.name, "distinct permutations of one set")
+        table = _multiplication_table(np.array(els, dtype=np.int64))
+        if table is None:
+            raise InputError("elements", self.name, "a set closed under composition")
+        inv = np.argmax(table == 0, axis=1)
+        inverse = tuple(int(v) for v in inv)
+        class_of = [-1] * len(els)
+        classes = []
+        for a in range(len(els)):
+            if class_of[a] >= 0:
+                continue
+            members = np.unique(table[table[:, a], inv]).tolist()
+            for m in members:
+                class_of[m] = len(classes)
+            classes.append(tuple(members))
+        object.__setattr__(self, "elements", els)
+        object.__setattr__(self, "table", table)
+        object.__setattr__(self, "inverse", inverse)
+        object.__setattr__(self, "classes", tuple(classes))
+        object.__setattr__(self, "class_of", tuple(class_of))
+        if not self.labels:
+            object.__setattr__(self, "labels", tuple(range(len(els))))
+
+    @property
+    def order(self) -> int:
+        return len(self.elements)
+
+    @property
+    def degree(self) -> int:
+        return len(self.elements[0])
+
+    def element_order(self, a: int) -> int:
+        """Order of ``elements[a]`` (smallest ``t >= 1`` with ``g^t = e``)."""
+        x, t = a, 1
+        while x != 0:
+            x, t = int(self.table[x, a]), t + 1
+        return t
+
+    @property
+    def exponent(self) -> int:
+        """Least common multiple of the element orders."""
+        return math.lcm(*(self.element_order(a) for a in range(self.order)))
+
+    def power(self, a: int, t: int) -> int:
+        """Index of ``elements[a] ** t`` (``t >= 0``)."""
+        x = 0
+        for _ in range(t):
+            x = int(self.table[x, a])
+        return x
+
+    def regular_action(self) -> "PermutationGroup":
+        """The same group acting on itself by left multiplication (points = element indices)."""
+        perms = tuple(tuple(int(v) for v in self.table[a]) for a in range(self.order))
+        return PermutationGroup(self.name, perms, self.family, self.params, self.labels)
+
+
+@dataclass(frozen=True)
+class SymmetricGraph:
+    """A graph on nodes ``0..n-1`` with a group of automorphisms acting on the nodes.
+
+    Examples
+    --------
+    >>> sg = parse_graph("cyclic:6")
+    >>> sg.graph.number_of_nodes(), sg.graph.number_of_edges(), sg.group.order
+    (6, 6, 6)
+    >>> sg.check_automorphisms()
+    True
+    """
+
+    name: str
+    graph: nx.Graph
+    group: PermutationGroup
+
+    @property
+    def num_nodes(self) -> int:
+        return self.graph.number_of_nodes()
+
+    def check_automorphisms(self) -> bool:
+        """Whether every group element maps edges to edges (and is a permutation of the nodes)."""
+        edges = {frozenset(e) for e in self.graph.edges()}
+        return all(frozenset((g[u], g[v])) in edges for g in self.group.elements for u, v in self.graph.edges())
+
+    def adjacency(self) -> np.ndarray:
+        """Adjacency matrix in node order ``0..n-1`` (``networkx.to_numpy_array``)."""
+        return nx.to_numpy_array(self.graph, nodelist=range(self.num_nodes))
+
+    def visible(self, radius: int) -> tuple:
+        """Per node ``i``, the sorted nodes within graph distance ``radius`` (``i`` included)."""
+        out = []
+        for i in range(self.num_nodes):
+            dist = nx.single_source_shortest_path_length(self.graph, i, cutoff=radius)
+            out.append(tuple(sorted(dist)))
+        return tuple(out)
+
+
+def _multiplication_table(arr: np.ndarray):
+    """``table[a, b]`` = index of ``arr[a] o arr[b]``, or None if the set is not closed.
+
+    Elements are told apart by their images of a base (points on which all
+    elements differ), encoded as one integer each, so the table costs
+    ``O(order^2 |base|)`` array operations instead of ``order^2`` tuple lookups.
+    """
+    order, n = arr.shape
+    base = []
+    codes = np.zeros(order, dtype=object if n ** n > 2**62 else np.int64)
+    for x in range(n):
+        if len(set(codes.tolist())) == order:
+            break
+        base.append(x)
+        codes = codes * n + arr[:, x]
+    sorter = np.argsort(codes)
+    sorted_codes = codes[sorter]
+    comp = np.zeros((order, order), dtype=codes.dtype)
+    for x in base:
+        comp = comp * n + arr[:, arr[:, x]]  # [a, b] -> a(b(x))
+    pos = np.searchsorted(sorted_codes, comp)
+    pos = np.minimum(pos, order - 1)
+    if not np.array_equal(sorted_codes[pos], comp):
+        return None
+    return sorter[pos].astype(np.int64)
+
+
+def _check_int(name: str, value, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise InputError(name, value, f"an integer >= {minimum}")
+    return int(value)
+
+
+def _from_labels(name, family, params, labels, act) -> PermutationGroup:
+    """Group whose element with label ``l`` is the permutation ``act(l)`` (identity label first)."""
+    return PermutationGroup(name, tuple(act(l) for l in labels), family, params, tuple(labels))
+
+
+def cyclic_group(n: int) -> PermutationGroup:
+    """Z_n acting on ``n`` points by ``x -> x + j``.
+
+    Examples
+    --------
+    >>> cyclic_group(5).exponent
+    5
+    """
+    n = _check_int("n", n, 1)
+    return _from_labels(f"Z_{n}", "cyclic", (n,), range(n), lambda j: tuple((x + j) % n for x in range(n)))
+
+
+def torus_group(n: int, m: int) -> PermutationGroup:
+    """Z_n x Z_m acting on ``n m`` points (``(x, y)`` stored as ``x m + y``).
+
+    Examples
+    --------
+    >>> torus_group(2, 3).order, torus_group(2, 3).exponent
+    (6, 6)
+    """
+    n, m = _check_int("n", n, 1), _check_int("m", m, 1)
+    labels = [(a, b) for a in range(n) for b in range(m)]
+    return _from_labels(f"Z_{n} x Z_{m}", "torus", (n, m), labels,
+                        lambda l: tuple(((x + l[0]) % n) * m + (y + l[1]) % m for x in range(n) for y in range(m)))
+
+
+def hypercube_group(k: int) -> PermutationGroup:
+    """Z_2^k acting on ``2^k`` points by bitwise xor.
+
+    Examples
+    --------
+    >>> hypercube_group(3).order, hypercube_group(3).exponent
+    (8, 2)
+    """
+    k = _check_int("k", k, 1)
+    if 2**k > MAX_ORDER:
+        raise ResourceError(f"Z_2^{k} has order {2**k} > MAX_ORDER={MAX_ORDER}")
+    labels = list(itertools.product((0, 1), repeat=k))
+    return _from_labels(f"Z_2^{k}", "hypercube", (k,), labels,
+                        lambda l: tuple(x ^ int("".join(map(str, l)), 2) for x in range(2**k)))
+
+
+def dihedral_group(n: int) -> PermutationGroup:
+    """D_n (order 2n) acting on the ``n`` vertices of a polygon; label ``(f, j)`` is ``s^f r^j``.
+
+    ``r: x -> x + 1``, ``s: x -> -x``, so ``s^f r^j: x -> (-1)^f (x + j)``.
+
+    Examples
+    --------
+    >>> G = dihedral_group(5)
+    >>> G.order, sorted(len(c) for c in G.classes)
+    (10, [1, 2, 2, 5])
+    """
+    n = _check_int("n", n, 3)
+    labels = [(f, j) for f in (0, 1) for j in range(n)]
+    return _from_labels(f"D_{n}", "dihedral", (n,), labels,
+                        lambda l: tuple(((-1) ** l[0] * (x + l[1])) % n for x in range(n)))
+
+
+def symmetric_group(n: int) -> PermutationGroup:
+    """S_n (all permutations of ``n`` points); characters by Burnside-Dixon.
+
+    Examples
+    --------
+    >>> symmetric_group(4).order, len(symmetric_group(4).classes)
+    (24, 5)
+    """
+    n = _check_int("n", n, 1)
+    if math.factorial(n) > MAX_ORDER:
+        raise ResourceError(f"S_{n} has order {math.factorial(n)} > MAX_ORDER={MAX_ORDER}")
+    perms = sorted(itertools.permutations(range(n)), key=lambda p: p != tuple(range(n)))
+    return PermutationGroup(f"S_{n}", tuple(perms), "generic", (n,))
+
+
+def _generator_indices(G: PermutationGroup, family: str) -> list:
+    """Indices of the Cayley generators of a built-in family."""
+    want = {
+        "cyclic": lambda: [1 % G.params[0]],
+        "torus": lambda: [(1 % G.params[0], 0), (0, 1 % G.params[1])],
+        "hypercube": lambda: [tuple(int(i == t) for i in range(G.params[0])) for t in range(G.params[0])],
+        "dihedral": lambda: [(0, 1), (1, 0)],
+    }
+    if family in want:
+        pos = {l: a for a, l in enumerate(G.labels)}
+        return [pos[l] for l in want[family]()]
+    n = G.degree
+    transposition = tuple([1, 0] + list(range(2, n))) if n >= 2 else (0,)
+    cycle = tuple((x + 1) % n for x in range(n))
+    pos = {g: a for a, g in enumerate(G.elements)}
+    return sorted({pos[transposition], pos[cycle]})
+
+
+def cayley_graph(G: PermutationGroup, generators=None, *, name: str | None = None) -> SymmetricGraph:
+    """Cayley graph ``{x, x s}`` of ``G`` on its elements, with ``G`` acting by left multiplication.
+
+    Parameters
+    ----------
+    G : PermutationGroup
+    generators : sequence of int, optional
+        Element indices; default: the family's generators (module docstring).
+
+    Examples
+    --------
+    >>> sg = cayley_graph(torus_group(3, 4))
+    >>> nx.is_isomorphic(sg.graph, nx.grid_2d_graph(3, 4, periodic=True))
+    True
+    """
+    gens = _generator_indices(G, G.family) if generators is None else [int(s) for s in generators]
+    graph = nx.Graph()
+    graph.add_nodes_from(range(G.order))
+    for x in range(G.order):
+        for s in gens:
+            y = int(G.table[x, s])
+            if y != x:
+                graph.add_edge(x, y)
+    return SymmetricGraph(name or f"Cayley({G.name})", graph, G.regular_action())
+
+
+def automorphism_group(graph: nx.Graph, *, name: str = "graph", limit: int = MAX_ORDER) -> SymmetricGraph:
+    """The graph with its full automorphism group, enumerated by networkx's ``GraphMatcher``.
+
+    Nodes are relabelled ``0..n-1`` in sorted order.  Refuses (ResourceError)
+    more than ``limit`` automorphisms.
+
+    Examples
+    --------
+    >>> sg = automorphism_group(nx.petersen_graph(), name="petersen")
+    >>> sg.group.order, len(sg.group.classes)
+    (120, 7)
+    """
+    if not isinstance(graph, nx.Graph) or graph.number_of_nodes() == 0:
+        raise InputError("graph", graph, "a non-empty networkx.Graph")
+    g = nx.convert_node_labels_to_integers(graph, ordering="sorted")
+    n = g.number_of_nodes()
+    perms = []
+    matcher = nx.algorithms.isomorphism.GraphMatcher(g, g)
+    for mapping in matcher.isomorphisms_iter():
+        perms.append(tuple(mapping[x] for x in range(n)))
+        if len(perms) > limit:
+            raise ResourceError(f"{name} has more than {limit} automorphisms")
+    perms.sort(key=lambda p: p != tuple(range(n)))
+    return SymmetricGraph(name, g, PermutationGroup(f"Aut({name})", tuple(perms), "generic", ()))
+
+
+def _split_spec(text: str, argument: str, allowed: str) -> tuple:
+    if not isinstance(text, str) or ":" not in text:
+        raise InputError(argument, text, allowed)
+    head, _, tail = text.partition(":")
+    return head.strip().lower(), tail.strip()
+
+
+def _ints(text: str, sep: str, argument: str, allowed: str) -> list:
+    try:
+        return [int(p) for p in text.split(sep)]
+    except ValueError:
+        raise InputError(argument, text, allowed) from None
+
+
+GROUP_SPECS = "cyclic:N, dihedral:N (N>=3), torus:NxM, hypercube:K, symmetric:N"
+GRAPH_SPECS = GROUP_SPECS + ", cycle:N (= cyclic:N), petersen, edges:U-V,U-V,..."
+
+
+def parse_group(text: str, *, argument: str = "--group") -> PermutationGroup:
+    """Parse ``cyclic:7``, ``dihedral:6``, ``torus:3x4``, ``hypercube:3`` or ``symmetric:4``.
+
+    Examples
+    --------
+    >>> parse_group("torus:3x4").order
+    12
+    >>> parse_group("klein")
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid --group='klein': expected one of cyclic:N, dihedral:N (N>=3), torus:NxM, hypercube:K, symmetric:N
+    """
+    allowed = "one of " + GROUP_SPECS
+    head, tail = _split_spec(text, argument, allowed)
+    try:
+        if head in ("cyclic", "cycle"):
+            (n,) = _ints(tail, "x", argument, allowed)
+            return cyclic_group(n)
+        if head == "torus":
+            n, m = _ints(tail, "x", argument, allowed)
+            return torus_group(n, m)
+        if head == "hypercube":
+            (k,) = _ints(tail, "x", argument, allowed)
+            return hypercube_group(k)
+        if head == "dihedral":
+            (n,) = _ints(tail, "x", argument, allowed)
+            return dihedral_group(n)
+        if head == "symmetric":
+            (n,) = _ints(tail, "x", argument, allowed)
+            return symmetric_group(n)
+    except (InputError, ValueError) as exc:
+        if isinstance(exc, InputError) and exc.argument == argument:
+            raise
+        raise InputError(argument, text, allowed) from None
+    raise InputError(argument, text, allowed)
+
+
+def parse_graph(text: str, *, argument: str = "--graph") -> SymmetricGraph:
+    """Parse a graph specification (module docstring) into a :class:`SymmetricGraph`.
+
+    Examples
+    --------
+    >>> parse_graph("edges:0-1,1-2,2-0").group.order      # triangle: Aut = S_3
+    6
+    >>> parse_graph("dihedral:5").graph.degree(0)
+    3
+    """
+    allowed = "one of " + GRAPH_SPECS
+    if isinstance(text, str) and text.strip().lower() == "petersen":
+        return automorphism_group(nx.petersen_graph(), name="petersen")
+    head, tail = _split_spec(text, argument, allowed)
+    if head == "edges":
+        graph = nx.Graph()
+        for part in tail.split(","):
+            ends = _ints(part, "-", argument, "edges as U-V pairs of node integers separated by commas")
+            if len(ends) != 2 or min(ends) < 0:
+                raise InputError(argument, text, "edges as U-V pairs of nonnegative integers separated by commas")
+            graph.add_edge(*ends)
+        return automorphism_group(graph, name=text.strip())
+    G = parse_group(text, argument=argument)
+    return cayley_graph(G, name=text.strip())

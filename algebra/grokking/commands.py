@@ -1,0 +1,312 @@
+"""``neuroalgebra grok ...``: grokking on modular addition (the grokking paper, seed 002).
+
+Subcommands
+
+``grok train``   train (or resume) a run directory; ``--preset small|tiny|paper``,
+                 any hyperparameter overrides the preset.
+``grok llc RUN`` per-checkpoint LLC (paper's SGLD; ``--calibrated-every`` for the
+                 toolkit's calibrated estimator), Hutchinson trace, K_eff,
+                 Jacobian rank (``--jacobian-every``); resumable.
+``grok sweep``   a grid over ``--p --width --lr --weight-decay --train-fraction --seed``
+                 (comma-separated lists), one Dask task per run (``--scheduler``,
+                 ``--workers``), gathered into ``sweep.csv``; figures for the
+                 varied axes (GSM vs lr, final LLC vs p or K).
+``grok report``  figures and a table for run directories or sweep directories.
+``grok dim``     the engine's certified dimension of the network restricted to the
+                 training data beside Corollary 5.4's ``K(3p-1)``, the coefficient-space
+                 secant dimension and the cap; ``--lazy`` adds Theorem 5.2 / Corollary 5.3.
+
+Exit status 0 on success, 2 on bad input (the message names the argument).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, replace
+from pathlib import Path
+
+from algebra.errors import InputError
+
+__all__ = ["register"]
+
+_OVERRIDES = (("p", int), ("width", int), ("train_fraction", float), ("seed", int), ("lr", float),
+              ("weight_decay", float), ("batch_size", int), ("epochs", int), ("checkpoint_every", int))
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _config(args):
+    from algebra.grokking.runs import PRESETS
+
+    if args.preset not in PRESETS:
+        raise InputError("--preset", args.preset, "one of " + ", ".join(PRESETS))
+    cfg = PRESETS[args.preset]
+    over = {name: getattr(args, name) for name, _ in _OVERRIDES if getattr(args, name, None) is not None}
+    if getattr(args, "backend", None):
+        over["backend"] = args.backend
+    return replace(cfg, **over).validated()
+
+
+def _add_hyper(parser, *, lists: bool = False) -> None:
+    parser.add_argument("--preset", default="small", help="small (default, ~1 min on a CPU), tiny, or paper (GPU/cluster)")
+    for name, typ in _OVERRIDES:
+        if lists and name in ("p", "width", "train_fraction", "seed", "lr", "weight_decay"):
+            parser.add_argument(_flag(name), default=None, metavar="LIST",
+                                help=f"comma-separated values of {name} (default: the preset's)")
+        else:
+            parser.add_argument(_flag(name), type=typ, default=None)
+
+
+def _print(obj, as_json: bool, lines) -> None:
+    if as_json:
+        print(json.dumps(obj, indent=2, default=str))
+        return
+    width = max(len(k) for k, _ in lines)
+    for k, v in lines:
+        print(f"{k.ljust(width)}  {v}")
+
+
+def _train(args) -> int:
+    from algebra.grokking.runs import load_run, train
+
+    cfg = _config(args)
+    already = Path(args.out, "status.json").exists() and load_run(args.out).finished
+    run = train(args.out, cfg, progress=args.progress)
+    rows = run.loss_data()
+    last = rows[-1]
+    grok = next((int(r["epoch"]) for r in rows if r["val_acc"] >= 0.95), None)
+    out = {"run": str(run.path), "status": "already finished (unchanged)" if already else "finished",
+           "config": asdict(cfg), "final": last, "grok_epoch": grok, "seconds": run.status.get("seconds")}
+    _print(out, args.json, [("run", out["run"]), ("status", out["status"]),
+                            ("final train acc", f"{last['train_acc']:.3f}"), ("final val acc", f"{last['val_acc']:.3f}"),
+                            ("grok epoch (val acc >= 0.95)", str(grok)),
+                            ("train seconds", f"{out['seconds']:.1f}")])
+    return 0
+
+
+def _llc(args) -> int:
+    from algebra.grokking.evaluation import evaluate_run
+    from algebra.numeric.calibration import FAST, CalibrationSettings
+
+    cal = CalibrationSettings() if args.full_calibration else FAST
+    rows = evaluate_run(args.run, every=args.every, calibrated_every=args.calibrated_every,
+                        jacobian_every=args.jacobian_every, seed=args.seed, calibration=cal,
+                        progress=args.progress)
+    if args.json:
+        print(json.dumps(rows, indent=2, default=str))
+        return 0
+    print(f"{'epoch':>7} {'val_acc':>7} {'llc_sgld':>16} {'llc_cal':>18} {'hutch':>16} {'K_eff':>5}")
+    for r in rows:
+        cal_txt = "" if r["llc_cal"] != r["llc_cal"] else f"{r['llc_cal']:.2f}+-{r['llc_cal_se']:.2f} {str(r['llc_cal_verdict'])[:1]}"
+        print(f"{int(r['epoch']):>7} {r['val_acc']:>7.3f} {r['llc_sgld']:>9.2f}+-{r['llc_sgld_se']:<5.2f} "
+              f"{cal_txt:>18} {r['hutch']:>9.2f}+-{r['hutch_se']:<5.2f} {int(r['k_eff']):>5}")
+    return 0
+
+
+def _parse_list(text, typ, flag):
+    if text is None:
+        return None
+    try:
+        vals = [typ(v) for v in str(text).split(",") if v.strip()]
+    except ValueError:
+        raise InputError(flag, text, f"comma-separated {typ.__name__} values") from None
+    if not vals:
+        raise InputError(flag, text, "at least one value")
+    return vals
+
+
+def _sweep(args) -> int:
+    from algebra.grokking.experiments import grid, sweep
+    from algebra.sweep import from_arguments
+
+    base = _config(args)
+    lists = {}
+    for name, typ in (("p", int), ("width", int), ("lr", float), ("weight_decay", float),
+                      ("train_fraction", float), ("seed", int)):
+        vals = _parse_list(getattr(args, name), typ, _flag(name))
+        if vals:
+            lists[name] = vals
+    configs = grid(base, **lists)
+    rows = sweep(args.out, configs, llc=args.llc, llc_every=args.llc_every, exact=args.exact,
+                 progress=args.progress, **from_arguments(args))
+    figs = _sweep_figures(rows, Path(args.out), lists) if not args.no_figures else []
+    if args.json:
+        print(json.dumps({"rows": rows, "figures": [str(f) for f in figs], "table": str(Path(args.out) / "sweep.csv")},
+                         indent=2, default=str))
+        return 0
+    _sweep_table(rows)
+    for f in figs:
+        print(f"figure: {f}")
+    return 0
+
+
+def _sweep_figures(rows, out: Path, lists) -> list:
+    from algebra.grokking.figures import plot_final_llc, plot_gsm
+
+    figs = []
+    if len(lists.get("lr", [])) > 1 or len({r["lr"] for r in rows}) > 1:
+        figs.append(plot_gsm(rows, out / "gsm_vs_lr.png"))
+    if "llc_final" in rows[0]:
+        for by in ("p", "width"):
+            if len({r[by] for r in rows}) > 1:
+                figs.append(plot_final_llc(rows, out / f"llc_vs_{'K' if by == 'width' else 'p'}.png", by=by))
+    return figs
+
+
+def _sweep_table(rows) -> None:
+    cols = ["p", "width", "lr", "weight_decay", "train_fraction", "seed", "final_val_acc", "grok_epoch", "gsm"]
+    cols += [c for c in ("llc_final", "llc_final_se", "exact_dimension", "paper_value") if c in rows[0]]
+    print(" ".join(f"{c:>12}" for c in cols))
+    for r in rows:
+        print(" ".join(f"{r.get(c, '')!s:>12.12}" if not isinstance(r.get(c), float) else f"{r[c]:>12.4g}" for c in cols))
+
+
+def _report(args) -> int:
+    from algebra.grokking.evaluation import gsm, read_evaluation
+    from algebra.grokking.figures import plot_run
+    from algebra.grokking.runs import load_run
+
+    out_dir = Path(args.out) if args.out else None
+    report = []
+    for path in args.runs:
+        path = Path(path)
+        if (path / "sweep.csv").exists() and not (path / "params.csv").exists():
+            import csv
+
+            with open(path / "sweep.csv", newline="") as fh:
+                rows = [{k: _num(v) for k, v in r.items()} for r in csv.DictReader(fh)]
+            figs = _sweep_figures(rows, out_dir or path, {})
+            report.append({"sweep": str(path), "runs": len(rows), "figures": [str(f) for f in figs]})
+            continue
+        run = load_run(path)
+        loss = run.loss_data()
+        ev = read_evaluation(path)
+        exact = None
+        if args.exact:
+            from algebra.grokking.references import data_dimension
+
+            d = data_dimension(run.config.p, run.config.width, run.config.train_fraction, run.config.seed,
+                               coefficient_space=False)
+            exact = d["dimension"] / 2
+        target = (out_dir or path) / "grokking.png"
+        if out_dir:
+            target = out_dir / f"{path.name}.png"
+            out_dir.mkdir(parents=True, exist_ok=True)
+        fig = plot_run(loss, ev, target, title=f"{path.name}: p={run.config.p}, K={run.config.width}, "
+                                                 f"lr={run.config.lr:g}, wd={run.config.weight_decay:g}",
+                       exact_lambda=exact) if ev else None
+        ep = [r["epoch"] for r in loss]
+        entry = {"run": str(path), "epochs": int(ep[-1]), "final_train_acc": loss[-1]["train_acc"],
+                 "final_val_acc": loss[-1]["val_acc"],
+                 "grok_epoch": next((int(r["epoch"]) for r in loss if r["val_acc"] >= 0.95), None),
+                 "gsm": gsm(ep, [r["train_acc"] for r in loss], [r["val_acc"] for r in loss]),
+                 "evaluated_checkpoints": len(ev), "figure": None if fig is None else str(fig)}
+        if ev:
+            peak = max(ev, key=lambda r: r["llc_sgld"])
+            entry.update(llc_peak=peak["llc_sgld"], llc_peak_epoch=int(peak["epoch"]), llc_final=ev[-1]["llc_sgld"],
+                         llc_final_se=ev[-1]["llc_sgld_se"], hutch_final=ev[-1]["hutch"])
+        if exact is not None:
+            entry["exact_lambda_data"] = exact
+        report.append(entry)
+    if args.json:
+        print(json.dumps(report, indent=2, default=str))
+    else:
+        for e in report:
+            for k, v in e.items():
+                print(f"{k:>22}  {v:.4g}" if isinstance(v, float) else f"{k:>22}  {v}")
+            print()
+    return 0
+
+
+def _num(v):
+    if v in ("", None):
+        return float("nan")
+    for typ in (int, float):
+        try:
+            return typ(v)
+        except ValueError:
+            pass
+    return v
+
+
+def _dim(args) -> int:
+    from algebra.grokking.references import data_dimension, lazy_reference
+
+    out = data_dimension(args.p, args.width, args.train_fraction, args.seed,
+                         coefficient_space=not args.no_coefficient_space)
+    if args.lazy:
+        out["lazy"] = lazy_reference(args.p, args.width, args.train_fraction, args.seed)
+    lines = [("n_train", str(out["n_train"])),
+             ("data dimension", f"{out['dimension']} (bounds [{out['lower_bound']}, {out['upper_bound']}], "
+                                f"{'certified' if out['certified'] else 'NOT certified'}; upper: {out['upper_bound_reason']})"),
+             ("lambda_data", out["lambda_data"]),
+             ("Cor 5.4 K(3p-1)", f"{out['paper_value']}  ({out['paper_hypothesis']})"),
+             ("coefficient space", f"{out['coefficient_space']}  verdict on Cor 5.4: {out['verdict_coefficient_space']}"),
+             ("symmetry bound K(3p-2)", str(out["symmetry_bound"])),
+             ("cap p*rank(Phi P_perp)", str(out["cap"]))]
+    if args.lazy:
+        lz = out["lazy"]
+        lines += [("lazy l / rank sigma(XW)", f"{lz['l']} / {lz['rank_features']}"),
+                  ("Thm 5.2 lambda", f"{lz['lambda_lazy']}; Cor 5.3 bounds {lz['corollary_5_3_bounds']}: "
+                                     f"{lz['verdict_corollary_5_3']}")]
+    _print(out, args.json, lines)
+    return 0
+
+
+def register(subparsers) -> None:
+    """Add ``grok`` with its subcommands to the top-level parser."""
+    from algebra.sweep import add_arguments
+
+    grok = subparsers.add_parser("grok", help="grokking on modular addition: train, LLC, sweeps, exact references")
+    sub = grok.add_subparsers(dest="grok_command", metavar="SUBCOMMAND", parser_class=type(grok))
+    grok.set_defaults(handler=lambda args: (grok.print_help(), 2)[1])
+
+    t = sub.add_parser("train", help="train or resume a run directory")
+    _add_hyper(t)
+    t.add_argument("--backend", choices=("numpy", "torch"), default=None)
+    t.add_argument("--out", required=True, help="run directory")
+    t.add_argument("--progress", action="store_true")
+    t.add_argument("--json", action="store_true")
+    t.set_defaults(handler=_train)
+
+    ll = sub.add_parser("llc", help="per-checkpoint LLC, Hutchinson trace, K_eff, Jacobian rank")
+    ll.add_argument("run")
+    ll.add_argument("--every", type=int, default=1, help="stride over checkpoints (default 1)")
+    ll.add_argument("--calibrated-every", type=int, default=0, help="calibrated estimator every N evaluated checkpoints")
+    ll.add_argument("--jacobian-every", type=int, default=0, help="Jacobian rank + exact K_eff dimension every N")
+    ll.add_argument("--full-calibration", action="store_true", help="the calibration's full chain lengths (slow)")
+    ll.add_argument("--seed", type=int, default=0)
+    ll.add_argument("--progress", action="store_true")
+    ll.add_argument("--json", action="store_true")
+    ll.set_defaults(handler=_llc)
+
+    s = sub.add_parser("sweep", help="grid of runs as Dask tasks, gathered into sweep.csv")
+    _add_hyper(s, lists=True)
+    s.add_argument("--out", required=True, help="sweep directory")
+    s.add_argument("--llc", choices=("none", "final", "trajectory"), default="none")
+    s.add_argument("--llc-every", type=int, default=4)
+    s.add_argument("--exact", action="store_true", help="add the certified data dimension per run")
+    s.add_argument("--no-figures", action="store_true")
+    s.add_argument("--progress", action="store_true")
+    s.add_argument("--json", action="store_true")
+    add_arguments(s)
+    s.set_defaults(handler=_sweep)
+
+    r = sub.add_parser("report", help="figures and a table for runs or sweeps")
+    r.add_argument("runs", nargs="+", metavar="RUN")
+    r.add_argument("--out", default=None, help="directory for the figures (default: each run's directory)")
+    r.add_argument("--exact", action="store_true", help="draw the certified data lambda")
+    r.add_argument("--json", action="store_true")
+    r.set_defaults(handler=_report)
+
+    d = sub.add_parser("dim", help="certified dimension of the network on the training data")
+    d.add_argument("--p", type=int, required=True)
+    d.add_argument("--width", type=int, required=True)
+    d.add_argument("--train-fraction", type=float, default=1.0)
+    d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--lazy", action="store_true", help="add Theorem 5.2 / Corollary 5.3")
+    d.add_argument("--no-coefficient-space", action="store_true")
+    d.add_argument("--json", action="store_true")
+    d.set_defaults(handler=_dim)

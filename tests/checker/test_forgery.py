@@ -1,0 +1,202 @@
+"""Forgeries with an independent oracle: every mutation is re-sealed; the expected answer is its meaning.
+
+Each case names what the mutation *means* (a false value, a claim about a
+different object, a weaker but true claim, a broken witness of a true claim,
+provenance that is not part of the proof) and therefore whether a sound
+checker must refuse it or may accept it.  The truth comes from theory
+(``conftest.BASES``), never from the producer's evaluator.  The forger is
+assumed to know the checker's canonical rendering (``kernel.rank_claim``) and
+to re-render the text after editing a value.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+import algebra.checker.kernel as chk
+from algebra.certify.canonical import render, seal
+
+CERTS = Path(__file__).resolve().parents[2] / "certificates"
+
+
+def fresh(base, name) -> dict:
+    return json.loads(json.dumps(base[name][0]))
+
+
+def verdict(cert) -> bool:
+    try:
+        chk.check(seal(cert))
+    except chk.Reject:
+        return False
+    return True
+
+
+def rerender(cert, **changes) -> dict:
+    """A forger who edits the structured claim and re-renders its text with the checker's own renderer."""
+    claim = dict(cert["claim"], **changes)
+    model = chk.Model(cert["model"])
+    cert["claim"] = chk.rank_claim(cert["kind"], model, cert["model"], claim["value"], claim.get("expected"))
+    return cert
+
+
+# -- value, text, relation ------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["qk-fields", "qk-equations", "linear-cramer", "quadratic-orthogonal",
+                                  "shallow-ah-defect", "attention-rank", "polynomial-inputs"])
+def test_a_false_value_is_refused_even_with_consistent_text(base_certificates, name):
+    truth = base_certificates[name][1]
+    for delta in (-1, 1):
+        c = fresh(base_certificates, name)
+        assert c["claim"]["value"] == truth  # the base claim is the theorem's value
+        assert not verdict(rerender(c, value=truth + delta))  # false: the true rank is `truth`
+
+
+def test_the_text_is_a_rendering_not_free_words(base_certificates):
+    c = fresh(base_certificates, "quadratic-orthogonal")
+    c["claim"]["text"] = c["claim"]["text"].replace("exactly 5", "exactly 6")
+    assert "exactly 6" in c["claim"]["text"] and not verdict(c)
+    c = fresh(base_certificates, "quadratic-orthogonal")
+    c["claim"]["text"] += " (and the paper is right)"
+    assert not verdict(c)
+
+
+def test_a_weaker_true_relation_is_accepted_and_a_stronger_false_one_refused(base_certificates):
+    c = fresh(base_certificates, "shallow-ah-defect")  # true rank 14
+    c["kind"] = "rank_lower_bound"  # "rank >= 14": true, and the minor proves it
+    del c["upper"]
+    assert verdict(rerender(c))
+    c = fresh(base_certificates, "shallow-ah-defect")
+    c["kind"] = "rank_upper_bound"  # "rank <= 14": true, the Cramer fields prove it
+    del c["lower"]
+    assert verdict(rerender(c))
+    c = fresh(base_certificates, "shallow-ah-defect")
+    c["kind"] = "rank_upper_bound"
+    del c["lower"]
+    assert not verdict(rerender(c, value=13))  # "rank <= 13": false
+
+
+# -- defects: the expected count is the checker's, not the file's ---------------------------------
+def test_the_expected_count_of_a_defect_is_derived(base_certificates):
+    c = fresh(base_certificates, "shallow-ah-defect")  # expected count min(15, 20 - 5) = 15
+    assert c["claim"]["expected"] == 15
+    for forged in (10**6, 16, 14):
+        assert not verdict(rerender(c, expected=forged))
+    c = fresh(base_certificates, "qk-fields")  # rank 3 = expected count of A B^T (d=2, k=1): no defect
+    c["kind"] = "defect"
+    c["claim"]["expected"] = 4
+    assert not verdict(c)
+    c = fresh(base_certificates, "shallow-ah-defect")
+    c["kind"] = "dimension"  # dropping the defect leaves a true dimension claim
+    c["claim"].pop("expected")
+    assert verdict(rerender(c))
+
+
+# -- the object a claim is about --------------------------------------------------------------
+def test_a_claim_moved_to_another_model_is_refused(base_certificates):
+    c = fresh(base_certificates, "quadratic-orthogonal")  # (3, 2, 1), t^2, rank 5
+    c["model"]["activations"] = [["0", "0", "0", "1"]]  # t^3: another model; the claim still names the old one
+    assert not verdict(c)
+    c = fresh(base_certificates, "qk-fields")
+    c["model"]["k"] = 2  # A B^T with k = 2 has 8 parameters: the certificate's point is not one of its points
+    assert not verdict(rerender(c))
+
+
+def test_a_true_claim_about_a_rescaled_model_is_accepted(base_certificates):
+    """Activation 2 t^2 instead of t^2 has the same rank (5) and the same rescaling fields: a true claim."""
+    c = fresh(base_certificates, "quadratic-orthogonal")
+    c["model"]["activations"] = [["0", "0", "2"]]
+    assert verdict(rerender(c))
+    assert "activation 2*t^2" in c["claim"]["text"]
+
+
+def test_a_polynomial_coefficient_change_is_a_different_object(base_certificates):
+    c = fresh(base_certificates, "polynomial-inputs")
+    c["model"]["polynomials"][1][0][1] = "2"  # 2 a b x^2: same rank, but not the model the claim names
+    assert not verdict(c)
+
+
+# -- point and witnesses ----------------------------------------------------------------------------
+def test_witness_and_point_mutations(base_certificates):
+    c = fresh(base_certificates, "shallow-ah-defect")
+    c["point"]["theta"] = ["0"] * len(c["point"]["theta"])  # every Jacobian entry of a homogeneous map is 0
+    assert not verdict(c)
+    c = fresh(base_certificates, "shallow-ah-defect")
+    c["lower"] = {"rows": c["lower"]["rows"][:13], "cols": c["lower"]["cols"][:13]}  # proves only rank >= 13
+    assert not verdict(c)
+    c = fresh(base_certificates, "qk-fields")
+    c["upper"]["fields"].append(c["upper"]["fields"][0])  # a repeated kernel field: the rank bound is unchanged
+    assert verdict(c)
+    c = fresh(base_certificates, "qk-fields")
+    c["upper"]["fields"] = c["upper"]["fields"][:-1]  # one field fewer: bound 4, the claimed 3 is not proven
+    assert not verdict(c)
+    c = fresh(base_certificates, "linear-cramer")
+    c["upper"]["cramer"]["cols"] = c["upper"]["cramer"]["cols"][::-1]  # same block, columns reordered
+    assert verdict(c)
+
+
+# -- formulas -------------------------------------------------------------------------------------
+def test_formula_forgeries(base_certificates):
+    c = fresh(base_certificates, "formula-qk")  # (d, k, r) = (6, 4, 3): (44) and AW2005 agree
+    c["claim"]["agrees"] = False
+    assert not verdict(c)
+    c = fresh(base_certificates, "formula-qk")
+    c["formula"]["inputs"]["r"] = 2  # another instance: lambda changes, so the body no longer matches
+    assert not verdict(c)
+    c = fresh(base_certificates, "formula-linear")
+    c["claim"]["route"] = "Aoyagi & Watanabe (2005) (depth 2)"  # claims a second route that does not exist at depth 3
+    assert not verdict(c)
+
+
+def test_regular_model_stated_value_is_provenance(base_certificates):
+    """What a paper states cannot be derived; the checker re-derives only whether it agrees."""
+    c = fresh(base_certificates, "formula-regular")  # lambda = 5/2 (rank 5); stated 3 -> disagrees
+    assert c["claim"]["agrees"] is False
+    c["formula"]["stated"]["lambda"] = "5/2"
+    assert not verdict(c)  # the claim still says stated 3, disagrees
+    stated = dict(c["formula"]["stated"])
+    c["claim"]["stated"], c["claim"]["agrees"] = stated, True
+    c["claim"]["text"] = chk.formula_claim("regular_model", c["formula"]["inputs"], "", 0, 1, "", stated)["text"]
+    assert not verdict(c)  # the text must be the canonical rendering of the whole claim
+    c = fresh(base_certificates, "formula-regular")
+    c["formula"]["lambda"] = "3"
+    assert not verdict(c)
+
+
+def test_source_is_informational(base_certificates):
+    c = fresh(base_certificates, "formula-rrr")
+    c["source"] = {"id": "anything", "statement": "the paper says lambda = 100"}
+    assert verdict(c)
+    assert "source: informational, not checked" in chk.check(seal(c))
+
+
+# -- every committed certificate: editing the value or the number in its text is refused -------------
+def _committed():
+    return sorted(p for p in CERTS.glob("*.json") if p.name != "index.json")
+
+
+def _bump_number(text: str) -> str:
+    m = list(re.finditer(r"(?<![\w/.])(\d+)(?![\w/])", text))
+    assert m, text
+    last = m[-1]
+    return text[:last.start()] + str(int(last.group()) + 1) + text[last.end():]
+
+
+def test_every_committed_certificate_refuses_an_edited_value_or_text(tmp_path):
+    files = [p for p in _committed() if json.loads(p.read_text())["kind"] not in ("interval_inequality", "attention_rank")]
+    if not files:
+        pytest.skip("no committed certificates (run `neuroalgebra certify`)")
+    for path in files:
+        cert = json.loads(path.read_text())
+        value = cert["claim"]["value"]
+        bad = json.loads(json.dumps(cert))
+        bad["claim"]["value"] = value + 1 if isinstance(value, int) else value + "1"
+        target = tmp_path / path.name
+        target.write_bytes(render(seal(bad)))
+        assert not chk.check_file(str(target))[0], path.name
+        bad = json.loads(json.dumps(cert))
+        bad["claim"]["text"] = _bump_number(bad["claim"]["text"])
+        target.write_bytes(render(seal(bad)))
+        assert not chk.check_file(str(target))[0], path.name

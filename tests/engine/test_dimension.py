@@ -1,0 +1,148 @@
+"""Every route (coefficient mode, sample mode, mod p, over Q, float SVD) agrees on the known table."""
+
+import numpy as np
+import pytest
+
+from algebra.errors import InputError, ResourceError
+from algebra.exact.field import FloatField
+from algebra.exact.rank import rank_float
+from algebra.engine import dimension
+from algebra.engine.dimension import MAX_MONOMIALS
+from algebra.models.base import monomial_count
+from algebra.models import MLP, QueryKey, shallow_network
+
+from tests.known_dimensions import KNOWN
+
+IDS = [row[0] for row in KNOWN]
+
+
+@pytest.mark.parametrize("name, make, known, tight", KNOWN, ids=IDS)
+def test_mod_p_routes_agree_with_theorem(name, make, known, tight):
+    model = make()
+    res = dimension(model, seed=1)
+    assert res.lower_bound == known
+    assert res.lower_bound <= res.upper_bound <= min(res.ambient_dimension, res.parameter_count)
+    if tight:
+        assert res.certified and res.upper_bound == known
+    if model.n_inputs:
+        assert dimension(model, seed=2, mode="sample").lower_bound == known
+        if monomial_count(model.n_inputs, model.degree, homogeneous=model.homogeneous) <= MAX_MONOMIALS:
+            assert dimension(model, seed=2, mode="coefficient").lower_bound == known
+        else:  # refused before allocating: the coefficient space is too large to enumerate
+            with pytest.raises(ResourceError):
+                dimension(model, seed=2, mode="coefficient")
+
+
+@pytest.mark.parametrize("name, make, known, tight", [r for r in KNOWN if r[1]().parameter_count <= 30], ids=[r[0] for r in KNOWN if r[1]().parameter_count <= 30])
+def test_rank_over_q_agrees(name, make, known, tight):
+    model = make()
+    if model.joint_degree() > 10_000:  # rationals of millions of bits: refused before computing
+        with pytest.raises(ResourceError, match="over Q"):
+            dimension(model, seed=3, prime=None)
+        return
+    res = dimension(model, seed=3, prime=None)
+    assert res.prime is None and res.lower_bound == known
+    if tight:  # the ladder runs modulo a prime beside the exact lower bound (the bottleneck too)
+        assert res.certified and res.upper_bound == known
+
+
+@pytest.mark.parametrize("name, make, known, tight", KNOWN, ids=IDS)
+def test_float_svd_agrees(name, make, known, tight):
+    model = make()
+    if model.joint_degree() > 100:
+        pytest.skip("float64 overflows at this degree (the float route has no answer here)")
+    rng = np.random.default_rng(4)
+    theta = rng.standard_normal(model.parameter_count)
+    M = 1 if model.n_inputs == 0 else 2 * model.ambient_dimension() // model.n_outputs + 2
+    M = min(M, 200)
+    X = rng.standard_normal((M, model.n_inputs)) if model.n_inputs else np.zeros((1, 0))
+    J = model.jacobian(theta, X, FloatField())
+    assert rank_float(J) == known
+
+
+def test_result_fields_and_seed_reproducibility():
+    a = dimension(shallow_network(3, 3, 3), seed=7, witness=True).to_json()
+    b = dimension(shallow_network(3, 3, 3), seed=7, witness=True).to_json()
+    a.pop("seconds"), b.pop("seconds")
+    assert a == b
+    for key in ("dimension", "lower_bound", "upper_bound", "certified", "ambient_dimension", "parameter_count",
+                "expected_dimension", "mode", "prime", "seed", "seconds", "witness"):
+        assert key in dimension(QueryKey(3, 2), witness=True).to_json()
+
+
+def test_sample_mode_escalates_to_reach_the_bound():
+    # too few samples cannot show the dimension; auto mode must grow M
+    model = MLP((3, 4, 1), "t^2", bias=True)
+    fixed = dimension(model, mode="sample", samples=3)
+    auto = dimension(model, mode="sample")
+    assert fixed.lower_bound <= 3 < auto.lower_bound == auto.upper_bound == 10
+
+
+def test_bad_arguments_are_refused():
+    with pytest.raises(InputError, match="mode"):
+        dimension(QueryKey(2, 1), mode="exact")
+    with pytest.raises(InputError, match="seed"):
+        dimension(QueryKey(2, 1), seed=-1)
+    with pytest.raises(InputError, match="prime"):
+        dimension(QueryKey(2, 1), prime=15)
+    with pytest.raises(ResourceError):
+        dimension(MLP((200, 2000, 1), "t^2"), max_entries=10**6)
+
+
+
+
+def test_fixed_samples_below_the_rank_are_not_certified():
+    """Too few samples: the lower bound is not generic, so the Cramer identity fails and nothing is certified."""
+    res = dimension(MLP((4, 5, 3), "t^2"), mode="sample", samples=2)  # 6 rows, dimension 29
+    assert res.lower_bound == 6 and not res.certified and res.rung != "cramer"
+    assert res.to_json()["dimension_status"] == "lower bound only"
+
+
+def test_sample_doubling_runs_the_ladder_first():
+    """The Cramer rung certifies at the first M whenever the samples already show the rank."""
+    from algebra.models import LightningAttention
+
+    res = dimension(LightningAttention(4, 3, 1, rank=2), mode="sample")  # symmetries give 23, the truth is 21
+    assert res.certified and res.rung == "cramer" and res.dimension == 21
+    # M starts at ceil((23 + 4) / 3) = 9 samples, which show only rank 20 (the Cramer identity fails there);
+    # one doubling to 18 and the fallback certifies, well before the 20 monomials
+    assert res.samples == 18
+    assert dimension(LightningAttention(4, 3, 1, rank=2), mode="sample", samples=9).lower_bound == 20
+
+
+def test_the_ladder_stops_at_the_cheapest_rung():
+    assert dimension(QueryKey(3, 3)).rung == "ambient"  # 9 = ambient, nothing is tested
+    assert dimension(QueryKey(3, 3)).failure_probability is None
+    res = dimension(QueryKey(5, 3))
+    assert res.rung == "symmetry" and res.equation_rank == 0  # the image equations were never needed
+    assert res.to_json()["identity"]["failure_log2"] <= -60
+
+
+def test_witness_output_carries_the_point_and_inputs():
+    """A witness can be rechecked from the JSON alone: the minor is nonzero at the stated point and inputs."""
+    from algebra.exact.field import PrimeField
+    from algebra.exact.rank import det_mod_p
+
+    model = MLP((3, 4, 1), "t^2", bias=True)
+    out = dimension(model, witness=True).to_json()
+    w = out["witness"]
+    theta = np.array([int(v) for v in w["theta"]], dtype=np.int64)
+    X = np.array([[int(v) for v in row] for row in w["inputs"]], dtype=np.int64)
+    J = model.jacobian(theta, X, PrimeField(w["prime"]))
+    assert len(w["rows"]) == out["lower_bound"]
+    assert det_mod_p(J[np.ix_(w["rows"], w["cols"])], w["prime"]) != 0
+
+
+def test_over_q_keeps_the_bottleneck_rung():
+    """Example B.10 over Q: the lower bound is exact over Q, the ladder (bottleneck cut) still runs mod p."""
+    res = dimension(MLP((2, 3, 1, 1), "t^3"), prime=None)
+    assert (res.lower_bound, res.upper_bound, res.rung, res.to_json()["field"]) == (4, 4, "bottleneck", "QQ")
+
+
+def test_absurd_sizes_are_refused_before_allocating():
+    with pytest.raises(ResourceError, match="monomials"):
+        dimension(shallow_network(3, 1000, 5), mode="coefficient")
+    res = dimension(shallow_network(3, 1000, 5))  # auto mode samples instead: 15 of 501501 coefficients
+    assert res.mode == "sample" and res.certified and res.dimension == 15
+    with pytest.raises(ResourceError, match="entries"):
+        dimension(MLP((1_000_000, 2, 1), "t^2"))

@@ -1,0 +1,97 @@
+"""Schwartz–Zippel identity tests: they pass true identities and catch false ones."""
+
+import numpy as np
+import pytest
+
+from algebra.engine import dimension
+from algebra.engine.identities import (
+    ResidueField,
+    cramer_fields_hold,
+    failure_bound,
+    image_equations_hold,
+    kernel_fields_hold,
+    random_prime,
+)
+from algebra.exact.field import PrimeField
+from algebra.models import MLP, LightningAttention, QueryKey, quadratic_network
+from algebra.models.segre_veronese import SecantMap, veronese
+
+
+class WrongGauge(QueryKey):
+    """A query-key model whose gauge fields have the wrong sign on B: not in ker J."""
+
+    def symmetry_fields(self, theta, field):
+        S = super().symmetry_fields(theta, field)
+        half = self.d * self.k
+        S[:, half:] = field.neg(S[:, half:])
+        return S
+
+
+class WrongRank(QueryKey):
+    """Claims rank(A B^T) <= k - 1: its bordered minors do not vanish on the image."""
+
+    def _rank_bound(self):
+        return self.k - 1
+
+
+@pytest.mark.parametrize("model", [QueryKey(4, 2), MLP((3, 4, 1), "t^2", bias=True), LightningAttention(3, 2, 2, rank=2),
+                                   SecantMap(veronese(3, 2), 2), MLP((2, 3, 2), "t")], ids=str)
+def test_built_in_fields_pass(model):
+    check = kernel_fields_hold(model, np.random.default_rng(1))
+    assert check.holds and check.failure_log2 >= 60
+
+
+def test_a_wrong_field_is_caught_and_its_rung_dropped():
+    assert not kernel_fields_hold(WrongGauge(4, 2), np.random.default_rng(0)).holds
+    res = dimension(WrongGauge(4, 2))
+    assert any("symmetry rung dropped" in n for n in res.notes)
+    assert res.rung != "symmetry" and res.certified and res.dimension == 12  # another rung still proves it
+
+
+def test_equations_pass_and_a_wrong_one_is_caught():
+    assert image_equations_hold(QueryKey(4, 2), np.random.default_rng(0)).holds
+    assert not image_equations_hold(WrongRank(4, 2), np.random.default_rng(0)).holds
+
+
+def test_cramer_identity_fails_off_the_generic_rank():
+    """A block from too few samples (rank 6 < 29) does not give kernel fields of J."""
+    from algebra.exact.rank import rank_with_witness
+
+    model = quadratic_network(4, 3, 5)
+    F = PrimeField(1048573)
+    rng = np.random.default_rng(0)
+    theta = model.random_point(rng)
+    for samples, expected in ((2, False), (12, True)):
+        X = model.random_inputs(rng, samples)
+        w = rank_with_witness(model.jacobian(theta, X, F), F.p)
+        n_out = model.n_outputs
+
+        def rows_jacobian(th, G, X=X, w=w):
+            return model.jacobian(th, X, G)[list(w.rows)]
+
+        check = cramer_fields_hold(model, rows_jacobian, lambda th, x, G: model.jacobian(th, x, G), w.rows, w.cols,
+                                   np.random.default_rng(1))
+        assert check.holds is expected, (samples, w.rank, n_out)
+
+
+def test_residue_field_agrees_with_the_prime_field():
+    """Identity: the same Jacobian modulo a small prime through both field implementations."""
+    model = MLP((3, 2, 2), "t^2 + 1/2*t", bias=True)
+    rng = np.random.default_rng(3)
+    theta, X = model.random_point(rng), model.random_inputs(rng, 4)
+    a = model.jacobian(theta, X, PrimeField(101))
+    b = model.jacobian(theta, X, ResidueField(101))
+    assert a.tolist() == b.tolist()
+
+
+def test_random_prime_is_prime_and_reproducible():
+    import flint
+
+    q = random_prime(np.random.default_rng(9))
+    assert flint.fmpz(q).is_prime() and q.bit_length() == 201
+    assert q == random_prime(np.random.default_rng(9))
+
+
+def test_failure_bound_stays_below_2_to_the_minus_60():
+    assert failure_bound(10**6) < 2.0**-79
+    assert failure_bound(2**150, 2) < 2.0**-60 < failure_bound(2**150, 1)
