@@ -13,8 +13,9 @@ every Jacobian row is one generic input), side by side in one process:
   ``numpy.linalg.matrix_rank`` of it (``benchmarks/rank_peers.float_rank``).
 
 BLAS is limited to one thread for both routes (``threadpoolctl``), as in
-``bench_rank.py``.  Timings are wall-clock seconds on a shared machine; the
-ratio is what the tests and the issue's targets speak about.
+``bench_rank.py``.  Timings are wall-clock seconds on a shared machine (sizes
+under 2 s: minimum of three runs, after one warm-up call); the ratio is what
+the issue's targets speak about.
 
 Usage::
 
@@ -58,12 +59,21 @@ CASES = [
 
 
 def run_case(label: str, make, seed: int = 0) -> dict:
+    """One size; sizes where ours takes under 2 s are repeated three times for both routes (minimum kept)."""
     model = make()
     t0 = time.perf_counter()
     res = dimension(model, seed=seed)
     ours = time.perf_counter() - t0
-    rows = res.samples * model.n_outputs
     rank_f, build_f, svd_f = float_rank(model, "cnn", res.samples, np.random.default_rng(seed))
+    if ours < 2:
+        for _ in range(2):
+            t0 = time.perf_counter()
+            dimension(model, seed=seed)
+            ours = min(ours, time.perf_counter() - t0)
+            _, b, v = float_rank(model, "cnn", res.samples, np.random.default_rng(seed))
+            if b + v < build_f + svd_f:
+                build_f, svd_f = b, v
+    rows = res.samples * model.n_outputs
     return {"model": label, "P": model.parameter_count, "rows": rows, "rank": res.lower_bound, "upper": res.upper_bound,
             "certified": res.certified, "rung": res.rung, "float_rank": rank_f, "ours_s": ours, "build_s": build_f,
             "svd_s": svd_f, "ratio": ours / (build_f + svd_f)}
@@ -102,6 +112,7 @@ def main(argv=None) -> int:
         from tqdm import tqdm
     except ImportError:  # pragma: no cover
         tqdm = None
+    dimension(CASES[0][1]())  # warm-up: imports and first calls are not part of any size
     t0 = time.perf_counter()
     with threadpool_limits(1) if threadpool_limits else nullcontext():
         results = [run_case(label, make) for label, make in (tqdm(cases, desc="CNN sizes") if tqdm else cases)]

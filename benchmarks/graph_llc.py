@@ -48,18 +48,24 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     settings = FAST if args.fast else CalibrationSettings()
     os.makedirs(args.out, exist_ok=True)
+    json_path = os.path.join(args.out, "graph_llc.json")
     rows = []
+    if args.only is not None and os.path.exists(json_path):  # rerun some rows, keep the others
+        with open(json_path) as fh:
+            rows = [row for row in json.load(fh) if row["index"] not in args.only]
     for idx, (g, d, k, r, point, pseed) in enumerate(ROWS):
         if args.only is not None and idx not in args.only:
             continue
         t0 = time.time()
         row = graph_llc(g, d, k, r, point=point, point_seed=pseed, settings=settings, seed=args.seed)
         row["wall_s"] = round(time.time() - t0, 1)
+        row["index"] = idx
         row.pop("details")
         rows.append(row)
+        rows.sort(key=lambda x: x["index"])
         print(json.dumps({k_: row[k_] for k_ in ("model", "estimate", "stderr", "lambda_44", "relative_to_44",
                                                  "verdict", "wall_s")}, default=float), flush=True)
-        with open(os.path.join(args.out, "graph_llc.json"), "w") as fh:
+        with open(json_path, "w") as fh:
             json.dump(rows, fh, indent=1, default=float)
     lines = ["| graph | group order | d | k | r | point | P | A1 (alpha >=) | lambda (44) | m (45) | estimate +- se "
              "| rel. error | in 95% CI | chosen | verdict |",

@@ -42,18 +42,21 @@ SEEDS = [0, 1]
 
 def bench_gsm(out: Path, runs: Path) -> None:
     cfgs = grid(replace(PRESETS["small"], epochs=2000, checkpoint_every=25), lr=GSM_LRS, seed=SEEDS)
-    tables, times = {}, {}
+    tables, times, loads = {}, {}, {}
     for workers in (1, 2):
         root = runs / f"gsm_w{workers}"
         shutil.rmtree(root, ignore_errors=True)
         t0 = time.perf_counter()
         tables[workers] = sweep(root, cfgs, workers=workers, progress=False)
         times[workers] = time.perf_counter() - t0
+        loads[workers] = os.getloadavg()[0]
     fig = plot_gsm(tables[2], out / "gsm_vs_lr.png", title="GSM vs learning rate (p=17, K=32, f=0.5, 12 runs)")
     keys = ("lr", "seed", "gsm", "grok_epoch", "final_val_acc")
     same = [{k: r[k] for k in keys} for r in tables[1]] == [{k: r[k] for k in keys} for r in tables[2]]
     print(f"sweep of {len(cfgs)} runs: 1 worker {times[1]:.1f} s, 2 workers {times[2]:.1f} s "
-          f"(speed-up {times[1] / times[2]:.2f}x); tables identical: {same}; figure {fig}")
+          f"(speed-up {times[1] / times[2]:.2f}x); tables identical: {same}; 1-minute load average after each: "
+          f"{loads[1]:.1f}, {loads[2]:.1f} on {os.cpu_count()} CPUs; training seconds summed over tasks: "
+          f"{sum(r['train_seconds'] for r in tables[1]):.1f}, {sum(r['train_seconds'] for r in tables[2]):.1f}; figure {fig}")
     print("| lr | seed | fit epoch | grok epoch | final val acc | GSM |")
     print("|---|---|---|---|---|---|")
     for r in tables[2]:

@@ -583,8 +583,8 @@ def lower_rank_float(Q, K, beta, eps) -> int:
     return len(_lower_search(attention_matrix(Q, K, beta), eps)[0])
 
 
-def check_interval_inequality(payload: dict) -> dict:
-    """Evaluate an ``interval_inequality`` payload with the checker's ball evaluator.
+def check_interval_inequality(payload: dict, *, prec: int = 80) -> dict:
+    """Evaluate an ``interval_inequality`` payload with the checker's ball evaluator at ``prec`` bits.
 
     Returns ``{"verified": bool, "target": str, "bound": str, "relation": str}``;
     verified only when the whole enclosure of the target satisfies the relation.
@@ -608,7 +608,7 @@ def check_interval_inequality(payload: dict) -> dict:
     from algebra.checker.attention import evaluate_program
 
     try:
-        value, _, ok = evaluate_program(payload)
+        value, _, ok = evaluate_program(payload, prec=prec)
     except Reject as exc:
         raise CertificateError(f"malformed payload: {exc}") from None
     return {"verified": ok, "target": str(value), "bound": payload["bound"], "relation": payload["relation"]}

@@ -339,7 +339,7 @@ def _judge_lambda(claim, emitted) -> tuple:
             failed.append(h.text + (f" ({detail})" if detail else ""))
     lam = emitted.certificate["claim"]["value"]
     if failed:
-        return "hypothesis fails", f"hypothesis fails: {'; '.join(failed)}; the true lambda is {lam}", checked
+        return "hypothesis fails", f"false hypothesis: {'; '.join(failed)}; the true lambda is {lam}", checked
     if emitted.certificate["claim"]["agrees"]:
         return "confirmed", "", checked
     return "refuted", f"the hypotheses hold and the certified lambda is {lam}", checked

@@ -1,4 +1,4 @@
-"""CLI: ``neuroalgebra certify``, ``neuroalgebra verify``, ``neuroalgebra export``."""
+"""CLI: ``neuroalgebra certify``, ``verify``, ``export`` and ``crosscheck``."""
 
 from __future__ import annotations
 
@@ -43,6 +43,19 @@ def register(subparsers) -> None:
     e.add_argument("certificate", metavar="CERT")
     e.add_argument("-o", "--output", default=None, help="script path (default: next to CERT)")
     e.set_defaults(handler=_export)
+
+    x = subparsers.add_parser(
+        "crosscheck",
+        help="recompute certificates' ranks in Singular or Macaulay2 and report agreement",
+        description="For each rank, dimension or defect certificate (and regular_model formula), run the exported "
+        "script in the peer: the rank of the FULL Jacobian of the coefficient map at a random point the peer draws "
+        "(the upper-bound side) and the witness minor (the lower-bound side). Exit 0 only when every checked file "
+        "agrees; 2 when the peer is not installed.",
+    )
+    x.add_argument("system", choices=["singular", "m2"])
+    x.add_argument("paths", nargs="+", metavar="PATH", help="certificate files or directories")
+    x.add_argument("--json", action="store_true", help="print one JSON object")
+    x.set_defaults(handler=_crosscheck)
 
 
 def certificate_paths(paths) -> list:
@@ -120,3 +133,25 @@ def _export(args) -> int:
         raise InputError("CERT", args.certificate, f"a well-formed rank certificate ({type(exc).__name__})") from None
     print(target)
     return 0
+
+
+def _crosscheck(args) -> int:
+    from algebra.certify.export import PEERS, crosscheck
+
+    paths = certificate_paths(args.paths)
+    results = [crosscheck(p, args.system) for p in paths]
+    if args.json:
+        print(json.dumps({"system": args.system, "files": results}, indent=1, sort_keys=True))
+    else:
+        for r in results:
+            last = r["output"].splitlines()[-2:] if r["status"] in ("agree", "disagree") else [r["output"]]
+            print(f"{r['file']}: {r['status'].upper()} ({' / '.join(last)})")
+    if any(r["status"] == "unavailable" for r in results) or not results:
+        if not args.json:
+            print(f"{PEERS[args.system][0]} is not installed: nothing was cross-checked")
+        return 2
+    bad = sum(r["status"] == "disagree" for r in results)
+    if not args.json:
+        done = sum(r["status"] != "skipped" for r in results)
+        print(f"{done - bad} of {done} cross-checked files agree ({len(results) - done} skipped: no rank to recompute)")
+    return 0 if bad == 0 else 1

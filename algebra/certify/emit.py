@@ -51,6 +51,7 @@ __all__ = [
     "verdict_for",
     "model_from_spec",
     "rlct_certificate",
+    "newton_certificate",
     "certify_model",
     "certify_secant",
     "certify_formula",
@@ -201,7 +202,7 @@ def dimension_certificate(
     >>> from algebra.models import quadratic_network
     >>> e = dimension_certificate(quadratic_network(3, 1, 2), claimed=6, assumes_nondefective=True)
     >>> e.kind, e.verdict, e.note
-    ('defect', 'hypothesis fails', 'hypothesis fails: the architecture is defective (dimension 5 < expected count 6)')
+    ('defect', 'hypothesis fails', "hypothesis 'non-defective architecture' is false: dimension 5 < expected count 6")
     """
     from algebra.checker import kernel
     from algebra.engine import dimension
@@ -250,7 +251,7 @@ def dimension_certificate(
         verdict, note = verdict_for(relation, claimed, lower, up_value), ""
         if verdict == "refuted" and assumes_nondefective and kind == "defect":
             verdict = "hypothesis fails"
-            note = f"hypothesis fails: the architecture is defective (dimension {lower} < expected count {expected})"
+            note = f"hypothesis 'non-defective architecture' is false: dimension {lower} < expected count {expected}"
         return Emitted(cert, kind, lower, up_value, verdict, reason, note)
     raise CertificateError(f"no verifying certificate after {attempts} seeds: {last_error}")
 
@@ -409,6 +410,45 @@ def rlct_certificate(model, *, stated: dict | None = None, seed: int = 0, prime:
     agrees = cert["claim"]["agrees"]
     verdict = "confirmed" if agrees in (None, True) else "refuted"
     return Emitted(cert, "formula", dim.lower, dim.upper, verdict, reason)
+
+
+def newton_certificate(K, *, prior_exponents=None, variables=None, stated: dict | None = None,
+                       source: dict | None = None) -> Emitted:
+    """Certificate of ``lambda <= 1/t`` from the Newton polyhedron of ``K`` (:func:`algebra.slt.newton.newton_rlct`).
+
+    The Newton distance ``t`` is proven by the LP's primal weights and dual
+    normal, which the checker replays; equality ``lambda = 1/t`` needs ``K``
+    non-degenerate, which the checker does not decide, so the certified claim
+    is the bound (the library's non-degeneracy verdict is in ``formula.case``).
+
+    Examples
+    --------
+    >>> e = newton_certificate({(2, 4, 0): 1, (0, 0, 6): 1})   # x^2 y^4 + z^6
+    >>> e.certificate["claim"]["relation"], e.certificate["claim"]["value"]
+    ('<=', '5/12')
+    """
+    from algebra.slt.newton import THEOREM, as_terms, newton_rlct
+
+    r = newton_rlct(K, prior_exponents=prior_exponents, variables=variables)
+    names, terms = as_terms(K, variables)
+    poly = sorted([[[i, int(k)] for i, k in enumerate(e) if k], exact(c)] for e, c in terms.items() if c)
+    cert = _header("formula", source)
+    cert["formula"] = {
+        "name": "newton_polyhedron",
+        "inputs": {"K": poly, "variables": len(names), "prior_exponents": list(r.prior_exponents)},
+        "lambda": exact(r.lam),
+        "multiplicity": None,
+        "theorem": THEOREM,
+        "case": f"non-degenerate: {r.nondegenerate} ({r.reason}); multiplicity if so: {r.multiplicity}",
+        "distance": exact(r.distance),
+        "weights": [exact(m) for m in r.weights],
+        "normal": [exact(a) for a in r.normal],
+    }
+    if stated is not None:
+        cert["formula"]["stated"] = _stated(stated)
+    cert, reason = _finish_formula(cert)
+    verdict = "refuted" if cert["claim"]["agrees"] is False else "confirmed"
+    return Emitted(cert, "formula", None, None, verdict, reason)
 
 
 def interval_certificate(payload: dict, *, text: str, source: dict | None = None) -> Emitted:

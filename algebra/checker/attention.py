@@ -253,7 +253,10 @@ def _lower(block, A, m, n, eps, notes) -> int:
     rows = int_list(rows, 0, m - 1, "selection.rows")
     need(len(set(rows)) == M, "lower bound: the selected rows must be distinct")
     dec = int_list(get(block, "decoder", list, "selection"), -1, M - 1, "selection.decoder", n)
-    groups = [[j for j in range(n) if dec[j] == c] for c in range(M)]
+    groups = [[] for _ in range(M)]
+    for j, c in enumerate(dec):
+        if c >= 0:
+            groups[c].append(j)
     zero = flint.arb(0)
     E = []
     for a, i in enumerate(rows):
@@ -325,8 +328,10 @@ def derive_attention_claim(cert, notes) -> dict:
 
 
 # -- straight-line interval programs (docs/interval-inequality.md) -----------------------
-def evaluate_program(body):
+def evaluate_program(body, *, prec: int = PRECISION):
     """Evaluate an ``interval_inequality`` payload in balls: ``(target ball, bound ball, relation holds)``.
+
+    ``prec`` is the working precision in bits (the certificate kind is checked at :data:`PRECISION`).
 
     Examples
     --------
@@ -337,7 +342,7 @@ def evaluate_program(body):
     >>> evaluate_program(dict(p, bound="1.3"))[2]
     False
     """
-    with _precision():
+    with _precision(prec):
         env, total = {}, 0
         for name, arr in get(body, "arrays", dict, "payload").items():
             M = _read_matrix(arr, f"array {name!r}", MAX_ENTRIES, MAX_ENTRIES)

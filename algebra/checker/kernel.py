@@ -469,11 +469,13 @@ def rank_claim(kind, model, spec, value, expected=None) -> dict:
     return claim
 
 
-def formula_claim(name, inputs, subject, lam, mult, route, stated) -> dict:
-    """The structured claim of a formula certificate: the derived (lambda, m), the route that derived
-    it, and the stated value with whether it agrees (``None`` when nothing is stated)."""
+def formula_claim(name, inputs, subject, lam, mult, route, stated, relation="==") -> dict:
+    """The structured claim of a formula certificate: the derived (lambda, m) -- or the bound
+    ``lambda <= value`` with ``m`` not certified (``None``) -- the route that derived it, and the stated
+    value with whether it agrees (is consistent with a bound; ``None`` when nothing is stated)."""
     agrees = None
-    words = f"lambda = {lam}, m = {mult} for {subject}, derived by {route}"
+    words = f"lambda {'=' if relation == '==' else relation} {lam}" + (f", m = {mult}" if mult is not None else "") \
+        + f" for {subject}, derived by {route}"
     if stated is not None:
         if "lambda" in stated:
             agrees = Fraction(stated["lambda"]) == lam and stated.get("multiplicity", mult) == mult
@@ -481,8 +483,10 @@ def formula_claim(name, inputs, subject, lam, mult, route, stated) -> dict:
         else:
             agrees = Fraction(stated["lower"]) <= lam <= Fraction(stated["upper"])
             said = f"{stated['lower']} <= lambda <= {stated['upper']}"
+        if relation == "<=":
+            agrees = Fraction(stated.get("lambda", stated.get("lower", 0))) <= lam
         words += f"; stated in {stated['where']}: {said}, which {'agrees' if agrees else 'disagrees'}"
-    return {"about": {"formula": name, "inputs": inputs}, "relation": "==", "value": str(lam), "multiplicity": mult,
+    return {"about": {"formula": name, "inputs": inputs}, "relation": relation, "value": str(lam), "multiplicity": mult,
             "route": route, "stated": stated, "agrees": agrees, "text": words}
 
 
@@ -667,14 +671,45 @@ def check_formula(cert, notes):
         lam, mult = Fraction(lo, 2), 1
         subject = f"{describe(model, spec)} at a generic point, a model regular in its identifiable coordinates"
         route = f"the certified Jacobian rank {lo} / 2 (Watanabe 2009: lambda = rank / 2 for a regular model)"
+    elif name == "newton_polyhedron":
+        (lam, subject, route), mult = newton_distance(body, args), None
     else:
         raise Reject(f"unknown formula {name!r}")
-    need(fraction(get(body, "lambda", str), "lambda") == lam and get(body, "multiplicity", int) == mult,
-         f"{name}{tuple(args.values())}: the checker derives lambda = {lam}, m = {mult}; the certificate says "
-         f"{body['lambda']}, {body['multiplicity']}")
+    relation = "<=" if name == "newton_polyhedron" else "=="
+    m_file = body.get("multiplicity")
+    need(fraction(get(body, "lambda", str), "lambda") == lam and m_file == mult and type(m_file) is type(mult),
+         f"{name}{tuple(args)}: the checker derives lambda = {lam}, m = {mult}; the certificate says "
+         f"{body['lambda']}, {m_file}")
     stated = read_stated(body.get("stated"), name, printed)
-    notes.append(f"{name}: lambda = {lam}, m = {mult} by {route}")
-    return formula_claim(name, args, subject, lam, mult, route, stated)
+    notes.append(f"{name}: lambda {'<=' if mult is None else '='} {lam}" + (f", m = {mult}" if mult else "") + f" by {route}")
+    return formula_claim(name, args, subject, lam, mult, route, stated, relation)
+
+
+def newton_distance(body, args):
+    """The Newton distance ``t`` of ``K`` along ``v = h + 1``, proven by primal weights (``t v`` lies in
+    ``conv(supp K) + R^n_+``) and a dual normal ``a >= 0`` (``<a, p> >= t`` on the support, ``<a, v> <= 1``)."""
+    need(set(args) == {"K", "variables", "prior_exponents"}, "newton_polyhedron inputs are K, variables, prior_exponents")
+    n = small_int(get(args, "variables", int), 1, 64, "variables")
+    h = int_list(get(args, "prior_exponents", list), 0, MAX_DEGREE, "prior_exponents", n)
+    terms = {}
+    for mono, c in poly(get(args, "K", list), n, "K", [MAX_TERMS]):
+        e = tuple(dict(mono).get(i, 0) for i in range(n))
+        terms[e] = terms.get(e, 0) + c
+    points = sorted(e for e, c in terms.items() if c != 0)
+    need(points and all(any(e) for e in points), "K must be a nonzero polynomial vanishing at the origin")
+    v = [k + 1 for k in h]
+    t = fraction(get(body, "distance", str), "distance")
+    mu = [fraction(x, "weight") for x in get(body, "weights", list)]
+    a = [fraction(x, "normal") for x in get(body, "normal", list)]
+    need(len(mu) == len(points) and len(a) == n, "weights: one per support point (sorted); normal: one per variable")
+    need(t > 0 and min(mu) >= 0 and sum(mu) == 1 and all(t * v[i] >= sum(m * p[i] for m, p in zip(mu, points))
+                                                          for i in range(n)), "t v is not in the Newton polyhedron")
+    need(min(a) >= 0 and 0 < sum(x * y for x, y in zip(a, v)) <= 1
+         and all(sum(x * y for x, y in zip(a, p)) >= t for p in points), "the dual normal does not prove the distance")
+    subject = f"K with {len(points)} support points in {n} variables (prior w^{tuple(h)}) at the origin"
+    route = f"the Newton distance t = {t} (primal weights and LP dual normal): lambda <= 1/t (Watanabe 2009, " \
+            "Sec. 7.2), with equality when K is non-degenerate (not checked)"
+    return 1 / t, subject, route
 
 
 def read_stated(st, name, printed):

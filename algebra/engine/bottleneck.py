@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from algebra.engine.fields import symmetry_rank
 from algebra.exact.rank import rank_mod_p
 from algebra.models.mlp import MLP, _monomial
 
@@ -51,8 +52,7 @@ class PrefixBound:
 
 def _cheap(net: MLP, theta, F) -> tuple:
     ambient = net.ambient_dimension()
-    S = net.symmetry_fields(theta, F)
-    srank = rank_mod_p(S[:, np.flatnonzero((S != 0).any(axis=0))], F.p) if S.shape[0] else 0
+    srank = symmetry_rank(net, theta, F)
     if net.parameter_count - srank < ambient:
         return net.parameter_count - srank, "symmetry"
     return ambient, "ambient"

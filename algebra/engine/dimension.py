@@ -61,11 +61,13 @@ from math import ceil
 import numpy as np
 
 from algebra.engine.bottleneck import bottleneck_bounds
+from algebra.engine.fields import symmetry_rank
 from algebra.engine.identities import IdentityCheck, cramer_fields_hold, image_equations_hold, kernel_fields_hold
 from algebra.errors import AlgebraError, InputError, NotFinishedError, ResourceError
 from algebra.exact.field import DEFAULT_PRIME, PrimeField, RationalField
 from algebra.exact.rank import RankWitness, rank_mod_p, rank_over_q, rank_with_witness
 from algebra.models.base import Model, monomial_count
+from algebra.models.mlp import MLP
 
 __all__ = ["DimensionResult", "Bound", "dimension", "upper_bound", "RUNGS", "MODES", "MAX_JACOBIAN_ENTRIES", "MAX_MONOMIALS",
            "MAX_RATIONAL_BITS", "MAX_CRAMER_ENTRIES"]
@@ -168,19 +170,6 @@ class DimensionResult:
         return out
 
 
-def _rank(J, F) -> int:
-    if F.p is None:
-        return rank_over_q(J)
-    return rank_mod_p(J, F.p)
-
-
-def _field_rank(S, F) -> int:
-    if not S.shape[0]:
-        return 0
-    S = S[:, np.flatnonzero((S != 0).any(axis=0))]  # fields touch few columns; rank only those
-    return rank_mod_p(S, F.p) if S.shape[1] else 0
-
-
 def _check_size(rows: int, P: int, limit: int) -> None:
     if rows * P > limit:
         raise ResourceError(
@@ -204,7 +193,7 @@ class _Ladder:
         self.rng_sz, self.rng_cut = rng_sz, rng_cut
         self.P = model.parameter_count
         self.ambient = model.ambient_dimension()
-        self.symmetry_rank = _field_rank(model.symmetry_fields(theta, L), L)
+        self.symmetry_rank = symmetry_rank(model, theta, L)
         self.equation_rank = 0
         self.notes: list = []
         self._cache: dict = {}
@@ -235,27 +224,23 @@ class _Ladder:
                 lambda: image_equations_hold(m, self.rng_sz))
 
     def _bottleneck(self):
-        from algebra.models.mlp import MLP
-
         m = self.model
         if not isinstance(m, MLP) or len(m.effective_widths) < 4:
             return None
         prefixes = bottleneck_bounds(m, self.theta, self.L, self.rng_cut)
-        last = prefixes[-1]
-        if last.how != "cut":
+        if prefixes[-1].how != "cut":
             return None
-        used = [u for u in prefixes if u.how == "symmetry"]
-        cuts = sum(1 for u in prefixes if u.how == "cut")
+        # the derivation: consecutive cuts back to the prefix whose own bound started the chain
+        k = len(prefixes) - 1
+        while prefixes[k].how == "cut":
+            k -= 1
+        base, cuts = prefixes[k], len(prefixes) - 1 - k
 
-        def verify():
-            checks = [kernel_fields_hold(u.model, self.rng_sz) for u in used]
-            failed = [c for c in checks if not c.holds]
-            if failed:
-                return failed[0]
-            return min(checks, key=lambda c: c.failure_log2) if checks else None
+        def verify():  # the base's symmetry fields are the only identity the chain rests on
+            return kernel_fields_hold(base.model, self.rng_sz) if base.how == "symmetry" else None
 
-        return (last.value, f"bottleneck: {cuts} cut(s) through the hidden layers, memoized prefix bounds "
-                f"{[u.value for u in prefixes]} (proximity-bias paper, Example B.10)", verify)
+        return (prefixes[-1].value, f"bottleneck: {cuts} cut(s) from the first {base.layer} layer(s) ({base.how} bound "
+                f"{base.value}); prefix bounds {[u.value for u in prefixes]} (proximity-bias paper, Example B.10)", verify)
 
     def candidate(self, rung: str) -> Bound | None:
         """The rung's bound, computed once; probabilistic rungs are verified here (a failed test drops the rung)."""
@@ -303,7 +288,7 @@ def upper_bound(model: Model, theta, field: PrimeField) -> tuple:
     >>> upper_bound(QueryKey(5, 3), QueryKey(5, 3).random_point(np.random.default_rng(0)), PrimeField(101))
     (21, 'parameters 30 - rank 9 of the symmetry fields')
     """
-    P, srank = model.parameter_count, _field_rank(model.symmetry_fields(theta, field), field)
+    P, srank = model.parameter_count, symmetry_rank(model, theta, field)
     if P - srank < model.ambient_dimension():
         return P - srank, f"parameters {P} - rank {srank} of the symmetry fields"
     return model.ambient_dimension(), "ambient dimension"
@@ -372,7 +357,7 @@ def dimension(
     >>> r.lower_bound, r.upper_bound, r.certified, r.rung, r.expected_dimension
     (14, 14, True, 'cramer', 15)
     >>> r.failure_probability
-    '<= 2^-119'
+    '<= 2^-79'
     >>> dimension(QueryKey(2, 1), mode="fast")
     Traceback (most recent call last):
     ...

@@ -305,7 +305,7 @@ def sketched_rank_mod_p(J, p: int, *, expected_rank: int | None = None, oversamp
     target = n if expected_rank is None else int(expected_rank)
     if target < 0:
         raise InputError("expected_rank", expected_rank, "a non-negative integer")
-    s = min(m, target + int(oversample), m)
+    s = min(m, target + int(oversample))
     if s >= m or n == 0:
         w = rank_with_witness(J, p, max_memory=max_memory) if witness else None
         r = w.rank if w else rank_mod_p(J, p, max_memory=max_memory)

@@ -57,6 +57,7 @@ from algebra.models.cnn import CNN, cnn_from_text
 
 __all__ = [
     "CNNProximityResult",
+    "render",
     "subnetwork_point",
     "differential_rank",
     "cnn_proximity",
@@ -297,6 +298,25 @@ def pruned_proximity(model: CNN, pruned: dict, *, seed: int = 0, prime: int = DE
                               verdict=verdict, seed=seed, prime=prime, seconds=time.perf_counter() - t0)
 
 
+def render(result: CNNProximityResult) -> str:
+    """A short human report of a :class:`CNNProximityResult` (what ``neuroalgebra proximity cnn`` prints).
+
+    Examples
+    --------
+    >>> print(render(pruned_proximity(figure6_model(), FIGURE6_SUBNETWORKS["a = 0"])).splitlines()[2])
+    rank d phi = 3 at a random point of F' (= dim F)
+    """
+    j = result.to_json()
+    dF, dS = j["dim_F"], j["dim_F_sub"]
+    lines = [f"dim F  in [{dF['lower_bound']}, {dF['upper_bound']}]  ({dF['upper_bound_reason']}); dim H <= {dF['ambient_dimension']}",
+             f"dim F' in [{dS['lower_bound']}, {dS['upper_bound']}]  ({dS['upper_bound_reason']})",
+             f"rank d phi = {result.rank} at a random point of F' "
+             f"({'= dim F' if result.rank_is_dim_f else 'below dim F'})"]
+    lines += [f"  {p['id']:<36} {'applies' if p['applies'] else '-':<8} {p['detail']}" for p in result.propositions]
+    lines.append(f"verdict: {result.verdict}")
+    return "\n".join(lines)
+
+
 # -- Figure 6 ------------------------------------------------------------------------------------
 
 
@@ -392,8 +412,7 @@ def _sweep_case(item: dict) -> dict:
     """One sweep row (module level, so Dask can pickle it)."""
     sub = cnn_from_text(item["input"], item["filters"], channels=item["channels"], strides=item["strides"],
                         activation=item["activation"], bias=item["bias"], dense=item["dense"], inactive=item["inactive"])
-    full = CNN(sub.input_shape, sub.filters, channels=sub.channels, strides=sub.strides, activations=sub.activations,
-               bias=sub.bias, dense=sub.dense)
+    full = sub.full()
     r = cnn_proximity(full, sub.inactive, seed=item["seed"], prime=item["prime"])
     return {"P": full.parameter_count, "dim_F": _bounds(r.dim_full), "dim_F_sub": _bounds(r.dim_sub), "rank": r.rank,
             "rank_equals_dim_F": r.rank_is_dim_f, "verdict": r.verdict, "seconds": round(r.seconds, 3)}

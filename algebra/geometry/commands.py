@@ -229,7 +229,13 @@ def model_from_args(args):
     family = MODEL_FAMILIES.get(args.family)
     if family is None:
         raise InputError("FAMILY", args.family, "one of " + ", ".join(MODEL_FAMILIES))
-    return family.build(args)
+    try:
+        return family.build(args)
+    except InputError as exc:  # the library names its parameter ('degree'): report the option ('--degree')
+        option = "--" + str(exc.argument).replace("_", "-")
+        if option in family.size_arguments:
+            raise InputError(option, exc.value, exc.allowed) from None
+        raise
 
 
 def _size_error(args, exc: ResourceError) -> InputError:

@@ -60,7 +60,7 @@ from algebra.exact.field import DEFAULT_PRIME, PrimeField
 from algebra.exact.rank import rank_mod_p, to_nmod_mat
 from algebra.models.base import Model, positive_int
 from algebra.models.mlp import monomials
-from algebra.models.segre_veronese import VARIETIES, SecantMap, SegreVeroneseCone, segre, segre_veronese, veronese
+from algebra.models.segre_veronese import SecantMap, SegreVeroneseCone, segre, segre_veronese, veronese  # segre: doctests
 
 __all__ = [
     "Flattening",
@@ -73,13 +73,6 @@ __all__ = [
     "sweep_quadratic",
     "table_rows",
     "write_table",
-    # the models live in algebra.models.segre_veronese; re-exported for the paper analyses
-    "SegreVeroneseCone",
-    "SecantMap",
-    "veronese",
-    "segre",
-    "segre_veronese",
-    "VARIETIES",
 ]
 
 # -- flattenings: left-kernel witnesses ---------------------------------------------

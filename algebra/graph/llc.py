@@ -25,6 +25,7 @@ import numpy as np
 
 from algebra.errors import InputError
 from algebra.graph.attention import AttentionDesign, make_design, open_case_pair, random_gauge
+from algebra.graph.fisher import decide_assumption1, quadratic_form
 from algebra.numeric.models import FactorProduct, RegressionModel
 
 __all__ = ["GraphAttentionModel", "reference_pair", "graph_llc", "POINTS"]
@@ -58,6 +59,10 @@ class GraphAttentionModel:
         if A.shape != (d, k) or B.shape != (d, k):
             raise InputError("A, B", (A.shape, B.shape), f"two arrays of shape ({d}, {k})")
         self.design = design
+        # the composite-space Fisher (17): K~(C) ~ 1/2 vec(dC)^T Q vec(dC), the role the input
+        # covariance Sxx plays for the regression models; the calibration takes its units from it
+        # when the Hessian in (A, B) vanishes (r = 0: the teacher A* = B* = 0 is a critical point of order 4)
+        self.Sxx = quadratic_form(design)
         self.composite = FactorProduct((d, k, d))
         self.w_star = self.composite.pack([B.T, A])
         self.name = name or f"graph {design.graph.name} d={d} k={k} r={design.r} R={design.radius}"
@@ -129,7 +134,6 @@ def graph_llc(graph, d: int, k: int, r: int, *, radius: int = 1, point: str = "c
     ...
     algebra.errors.InputError: invalid k - r=1: expected at least 2 unused columns for cancelling columns
     """
-    from algebra.graph.fisher import decide_assumption1
     from algebra.graph.groups import SymmetricGraph, parse_graph
     from algebra.numeric.calibration import calibrated_llc
     from algebra.slt.formulas import query_key

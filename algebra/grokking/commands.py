@@ -37,13 +37,17 @@ def _flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def _config(args):
+_LIST_FIELDS = ("p", "width", "train_fraction", "seed", "lr", "weight_decay")
+
+
+def _config(args, skip=()):
     from algebra.grokking.runs import PRESETS
 
     if args.preset not in PRESETS:
         raise InputError("--preset", args.preset, "one of " + ", ".join(PRESETS))
     cfg = PRESETS[args.preset]
-    over = {name: getattr(args, name) for name, _ in _OVERRIDES if getattr(args, name, None) is not None}
+    over = {name: getattr(args, name) for name, _ in _OVERRIDES
+            if name not in skip and getattr(args, name, None) is not None}
     if getattr(args, "backend", None):
         over["backend"] = args.backend
     return replace(cfg, **over).validated()
@@ -52,7 +56,7 @@ def _config(args):
 def _add_hyper(parser, *, lists: bool = False) -> None:
     parser.add_argument("--preset", default="small", help="small (default, ~1 min on a CPU), tiny, or paper (GPU/cluster)")
     for name, typ in _OVERRIDES:
-        if lists and name in ("p", "width", "train_fraction", "seed", "lr", "weight_decay"):
+        if lists and name in _LIST_FIELDS:
             parser.add_argument(_flag(name), default=None, metavar="LIST",
                                 help=f"comma-separated values of {name} (default: the preset's)")
         else:
@@ -121,7 +125,7 @@ def _sweep(args) -> int:
     from algebra.grokking.experiments import grid, sweep
     from algebra.sweep import from_arguments
 
-    base = _config(args)
+    base = _config(args, skip=_LIST_FIELDS)
     lists = {}
     for name, typ in (("p", int), ("width", int), ("lr", float), ("weight_decay", float),
                       ("train_fraction", float), ("seed", int)):

@@ -59,6 +59,7 @@ PAPER_SGLD = {"method": "sgld", "nbeta": 30.0, "gamma": 5.0, "step_size": 1e-4,
 
 EVAL_COLUMNS = ("epoch", "seed", "train_loss", "val_loss", "train_acc", "val_acc",
                 "llc_sgld", "llc_sgld_se", "llc_sgld_rhat", "llc_cal", "llc_cal_se", "llc_cal_verdict",
+                "llc_cal_reasons",
                 "hutch", "hutch_se", "k_eff", "jac_rank", "jac_gap", "exact_dim_k_eff", "exact_dim_certified")
 
 
@@ -138,7 +139,8 @@ def evaluate_checkpoint(run: Run, epoch: int, *, seed: int = 0, calibrated: bool
     row["k_eff"] = k_eff
     if calibrated:
         cal = calibrated_llc(tr, settings=calibration, seed=int(sub[2]))
-        row.update(llc_cal=cal.estimate, llc_cal_se=cal.stderr, llc_cal_verdict=cal.verdict)
+        row.update(llc_cal=cal.estimate, llc_cal_se=cal.stderr, llc_cal_verdict=cal.verdict,
+                   llc_cal_reasons="; ".join(cal.reasons))
     if jacobian:
         m = DataRestrictedQuadratic(cfg.p, cfg.width, task.a[task.train], task.b[task.train])
         J = m.jacobian(theta, None, FloatField())

@@ -2,10 +2,12 @@
 
 from algebra.models.attention import LightningAttention
 from algebra.models.base import Model, monomial_count
+from algebra.models.cnn import CNN
 from algebra.models.factorization import DeepLinear, QueryKey
 from algebra.models.mlp import MLP, quadratic_network, shallow_network
 from algebra.models.polymap import PolynomialMap
 from algebra.models.polynomial import Polynomial, parse_polynomial, parse_univariate
+from algebra.models.segre_veronese import SecantMap, SegreVeroneseCone
 
 
 def QuadraticNetwork(d: int, outputs: int, width: int, *, bias: bool = False) -> MLP:
@@ -14,6 +16,7 @@ def QuadraticNetwork(d: int, outputs: int, width: int, *, bias: bool = False) ->
 
 
 __all__ = [
+    "CNN",
     "DeepLinear",
     "LightningAttention",
     "MLP",
@@ -22,6 +25,8 @@ __all__ = [
     "PolynomialMap",
     "QuadraticNetwork",
     "QueryKey",
+    "SecantMap",
+    "SegreVeroneseCone",
     "monomial_count",
     "parse_polynomial",
     "parse_univariate",

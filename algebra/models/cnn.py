@@ -49,9 +49,8 @@ With larger strides the end-to-end filter is longer,
 (:func:`end_to_end_filter_size`), while the dimension stays at most the
 parameter count minus the ``L - 1`` rescalings, ``1 + sum_l (k_l - 1)``:
 the function space is then a lower-dimensional set in filter space (not
-filling), a proper subvariety whose geometry (singularities, critical
-points of the loss) differs from the stride-one case.  The tests certify
-both counts on a table of filter sizes and strides.
+filling), the case that paper treats apart from stride one.  The tests
+certify both counts on a table of filter sizes and strides.
 
 Examples
 --------
@@ -77,16 +76,17 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from algebra.errors import InputError
-from algebra.models.base import Model, monomial_count
-from algebra.models.mlp import _act_text, _monomial, activation_list, parse_activation
-from algebra.models.polynomial import Polynomial
+from algebra.models.base import Model, int_list, monomial_count, positive_int
+from algebra.models.mlp import MLP, _act_text, _monomial, activation_list, parse_activation
 
 __all__ = ["CNN", "end_to_end_filter_size", "parse_shape", "parse_shapes", "parse_counts", "cnn_from_text"]
 
 _DECIMAL = re.compile(r"[0-9]+")  # ASCII digits only: str.isdigit() accepts '²' and '٣'
 
-#: Above this many monomials the support count gives way to the receptive-field count.
+#: Above this many monomials, or this many monomial products to form, the support count gives way
+#: to the receptive-field count (large supports exceed the parameter count anyway; ~0.1 s of work).
 MAX_SUPPORT = 20_000
+MAX_SUPPORT_WORK = 200_000
 
 
 # -- text arguments ------------------------------------------------------------------------
@@ -174,7 +174,9 @@ def cnn_from_text(input: str, filters: str, *, channels: str | None = None, stri
     >>> cnn_from_text("8", "3,2", strides="1,0")
     Traceback (most recent call last):
     ...
-    algebra.errors.InputError: invalid --strides='1,0': expected positive integers (ASCII digits) separated by commas
+    algebra.errors.InputError: invalid --strides='1,0': expected N or NxM with positive integers (ASCII digits), separated by commas
+    >>> cnn_from_text("6x6", "3x3,2x2", strides="1x2,1").output_shape
+    (3, 1)
     >>> cnn_from_text("8", "9")
     Traceback (most recent call last):
     ...
@@ -190,7 +192,7 @@ def cnn_from_text(input: str, filters: str, *, channels: str | None = None, stri
         raise InputError("--channels", channels, f"{L + 1} counts (input channels, then one per layer)")
     st = (1,) * L
     if strides:
-        st = _per_layer(tuple((s,) for s in parse_counts(strides, "--strides")), len(shape), "--strides", strides)
+        st = _per_layer(parse_shapes(strides, "--strides"), len(shape), "--strides", strides)
         if len(st) != L:
             raise InputError("--strides", strides, f"{L} strides, one per layer")
     n_act = L if dense else L - 1
@@ -239,15 +241,10 @@ def end_to_end_filter_size(filters: Sequence[int], strides: Sequence[int] | None
 def _shape(name: str, value, ndim: int | None) -> tuple:
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         value = (int(value),) * (ndim or 1)
-    try:
-        items = tuple(value)
-    except TypeError:
-        raise InputError(name, value, "a positive integer or a tuple of them") from None
-    if not items or any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1 for v in items):
-        raise InputError(name, value, "positive integers")
+    items = int_list(name, value, minimum=1)
     if ndim is not None and len(items) != ndim:
         raise InputError(name, value, f"{ndim} sizes, like the input")
-    return tuple(int(v) for v in items)
+    return items
 
 
 class CNN(Model):
@@ -316,17 +313,10 @@ class CNN(Model):
             self.strides = tuple(_shape("strides", s, nd) for s in st)
         except InputError:
             raise InputError("strides", strides, "positive integers") from None
-        ch = (1,) * (L + 1) if channels is None else channels
-        try:
-            ch = tuple(ch)
-        except TypeError:
-            raise InputError("channels", channels, f"{L + 1} positive integers") from None
-        if len(ch) != L + 1 or any(isinstance(c, bool) or not isinstance(c, (int, np.integer)) or c < 1 for c in ch):
+        self.channels = (1,) * (L + 1) if channels is None else int_list("channels", channels, minimum=1)
+        if len(self.channels) != L + 1:
             raise InputError("channels", channels, f"{L + 1} positive integers (input channels, then one per layer)")
-        self.channels = tuple(int(c) for c in ch)
-        if dense is not None and (isinstance(dense, bool) or not isinstance(dense, (int, np.integer)) or dense < 1):
-            raise InputError("dense", dense, "a positive number of outputs, or None")
-        self.dense = None if dense is None else int(dense)
+        self.dense = None if dense is None else positive_int("dense", dense)
         if not isinstance(bias, bool):
             raise InputError("bias", bias, "True or False")
         self.bias = bias
@@ -356,6 +346,17 @@ class CNN(Model):
         self.effective_channels = tuple(c - len(clean.get(l, ())) for l, c in enumerate(self.channels))
         self._index = [None] + [self._index_tables(l) for l in range(1, L + 1)]
         self._ambient = None
+
+    def full(self) -> "CNN":
+        """The same architecture with every channel active (the model a subnetwork sits in).
+
+        Examples
+        --------
+        >>> CNN(6, [2, 2], channels=(1, 3, 1), inactive={1: [0]}).full().effective_channels
+        (1, 3, 1)
+        """
+        return CNN(self.input_shape, self.filters, channels=self.channels, strides=self.strides,
+                   activations=self.activations, bias=self.bias, dense=self.dense)
 
     # -- geometry of the convolutions ---------------------------------------------------
     def _index_tables(self, l: int) -> tuple:
@@ -428,29 +429,11 @@ class CNN(Model):
     def n_outputs(self) -> int:
         return self.dense if self.dense else self.effective_channels[-1] * prod(self.output_shape)
 
-    @property
-    def degree(self) -> int:
-        return prod(len(a) - 1 for a in self.activations)
-
-    @property
-    def homogeneous(self) -> bool:
-        return not self.bias and all(_monomial(a) is not None for a in self.activations)
-
-    def joint_degree(self) -> int:
-        """Total degree in ``(theta, x)``: 2 for the first convolution, then ``k * deg + 1`` per activation of degree ``k``.
-
-        Every activation is followed by a layer linear in its own weights (a
-        convolution or the dense layer), as in the MLP.
-
-        Examples
-        --------
-        >>> CNN(3, [2], activations="t^2", dense=1).joint_degree()
-        5
-        """
-        deg = 2
-        for a in self.activations:
-            deg = (len(a) - 1) * deg + 1
-        return deg
+    # Degree, homogeneity and joint degree read only ``activations`` and ``bias``: the MLP's formulas
+    # (every activation is followed by a layer linear in its own weights, the first layer is bilinear).
+    degree = MLP.degree
+    homogeneous = MLP.homogeneous
+    joint_degree = MLP.joint_degree
 
     def ambient_dimension(self) -> int:
         """Dimension of a coordinate space known to contain ``span F``: the monomials that can occur.
@@ -462,7 +445,8 @@ class CNN(Model):
         the last layer's values at all positions.  The monomials that can occur
         are propagated exactly (a convolution takes the union of its taps'
         supports, an activation the sums of up to ``deg`` of them, a bias adds
-        ``1``); above :data:`MAX_SUPPORT` monomials the count falls back to all
+        ``1``); above :data:`MAX_SUPPORT` monomials (or :data:`MAX_SUPPORT_WORK`
+        products to form) the count falls back to all
         monomials of the output degree in the receptive field.  Either is an
         upper bound of ``dim F``, much tighter than ``outputs x monomials(all inputs)``.
         """
@@ -483,6 +467,8 @@ class CNN(Model):
             return {tuple((m[0],) + tuple(x + d for x, d in zip(m[1:], offset)) for m in mono) for mono in mons}
 
         def product(A, B):
+            if len(A) * len(B) > MAX_SUPPORT_WORK:
+                return None
             out = {tuple(sorted(a + b)) for a in A for b in B}
             return out if len(out) <= MAX_SUPPORT else None
 
@@ -490,6 +476,8 @@ class CNN(Model):
         support = {((c,) + (0,) * nd,) for c in range(self.channels[0])}
         step = (1,) * nd  # total stride of the previous layer's positions, in input coordinates
         for l in range(1, self.n_layers + 1):
+            if prod(self.filters[l - 1]) * len(support) > MAX_SUPPORT_WORK:
+                return None
             z = set()
             for u in np.ndindex(self.filters[l - 1]):
                 z |= shift(support, tuple(a * b for a, b in zip(u, step)))
@@ -514,6 +502,8 @@ class CNN(Model):
                 return None
         if not self.dense:
             return self.effective_channels[-1] * len(support)
+        if prod(self.output_shape) * len(support) > MAX_SUPPORT_WORK:
+            return None
         union = set()
         for p in np.ndindex(self.output_shape):
             union |= shift(support, tuple(a * b for a, b in zip(p, step)))

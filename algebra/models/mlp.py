@@ -35,9 +35,9 @@ import numpy as np
 
 from algebra.errors import InputError
 from algebra.models.base import Model, int_list, positive_int
-from algebra.models.polynomial import Polynomial, parse_univariate
+from algebra.models.polynomial import MAX_EXPONENT, Polynomial, parse_univariate
 
-__all__ = ["MLP", "shallow_network", "quadratic_network", "parse_activation", "parse_inactive"]
+__all__ = ["MLP", "shallow_network", "quadratic_network", "parse_activation", "parse_inactive", "activation_list"]
 
 
 def parse_activation(text: str, *, argument: str = "--activation") -> tuple:
@@ -80,6 +80,8 @@ def _coeffs(act) -> tuple:
         cs = cs[:-1]
     if len(cs) < 2:
         raise InputError("activation", act, "a non-constant polynomial")
+    if len(cs) - 1 > MAX_EXPONENT:  # the same cap as a parsed activation 't^k'
+        raise InputError("activation", f"a polynomial of degree {len(cs) - 1}", f"degree at most {MAX_EXPONENT}")
     return cs
 
 
@@ -441,10 +443,16 @@ def shallow_network(n: int, degree: int, width: int) -> MLP:
     >>> m = shallow_network(3, 4, 5)
     >>> m.parameter_count, m.ambient_dimension(), m.expected_dimension()
     (20, 15, 15)
+    >>> shallow_network(3, 1000, 5)
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid degree=1000: expected an integer between 1 and 64
     """
     n = positive_int("n", n)
     degree = positive_int("degree", degree)
     width = positive_int("width", width)
+    if degree > MAX_EXPONENT:  # refused before building a coefficient list of that length
+        raise InputError("degree", degree, f"an integer between 1 and {MAX_EXPONENT}")
     acts = [Fraction(0)] * degree + [Fraction(1)]
     return MLP((n, width, 1), tuple(acts), bias=False)
 

@@ -97,8 +97,8 @@ VALIDATION = (
     SuiteEntry("quadratic", (4, 3, 3), "3 outputs, P=21"),
     SuiteEntry("quadratic", (5, 3, 3), "3 outputs, P=24"),
     SuiteEntry("quadratic", (4, 2, 4), "2 outputs, K=4, P=24"),
-    SuiteEntry("regular", (40, 25), "P=1000"),
-    SuiteEntry("regular", (48, 25), "P=1200"),
+    SuiteEntry("regular", (4, 250), "P=1000"),
+    SuiteEntry("regular", (5, 240), "P=1200"),
 )
 
 

@@ -54,6 +54,15 @@ def test_routes_agree(name):
     assert cert["claim"]["text"] == render_attention_claim(cert["claim"])
     assert cert["claim"]["matrix"] == {"expression": "softmax_rows(beta * Q @ K^T)", "shape": [m, n],
                                        "sha256": matrix_digest(cert["matrix"])}
+    # the approximant, rebuilt in float64 from the file alone, is within eps of A (an oracle apart from arb)
+    A, up = C.attention_matrix(Q, K, beta), cert["approximant"]
+    if up["method"] == "factors":
+        L, R = (np.array([exact_number(x) for x in up[k]["data"]], dtype=float).reshape(up[k]["shape"]) for k in "LR")
+        B = L @ R
+        assert L.shape[1] == hi
+    else:
+        B = A if up["method"] == "full" else A[up["assign"]]
+    assert C.row_l1_errors(A, B).max() <= eps * (1 - 1e-12)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -176,19 +176,6 @@ def test_small_head_table_is_float_only(model_dir):
         H.head_table(64, multipliers=(1.0,), eps_list=(0.25,), layers=[6])
 
 
-def test_head_certificates_match_the_float_table(model_dir, tmp_path):
-    """The certified bounds are those the float search predicts (same constructions, full matrix)."""
-    from algebra.attention_rank.head_certificates import emit_head_certificates
-
-    entries = emit_head_certificates(tmp_path, layers=[2], heads=[0, 7])
-    t = H.head_table(64, multipliers=(1.0,), eps_list=(0.25,), layers=[2], heads=[0, 7])
-    for e, h in zip(entries, t["heads"]):
-        s = h["settings"][0]
-        lo, hi = (e["claim"]["value"], e["claim"]["value"]) if e["claim"]["relation"] == "==" else e["claim"]["value"]
-        assert lo == s["lower_float"]
-        assert hi == min(s["upper_svd_float"], s["upper_representative_float"], 64)
-
-
 def test_missing_weights_message_names_the_real_install(monkeypatch):
     import importlib.util
 

@@ -42,6 +42,6 @@ def test_fast_catalogue_end_to_end(tmp_path):
     index = json.loads((tmp_path / "index.json").read_text())
     assert [c["id"] for c in index["claims"]] == [e["id"] for e in entries]
     md = (tmp_path / "INDEX.md").read_text()
-    assert "## grokking-basin-selection-llc" in md and "**hypothesis fails** (hypothesis fails: the architecture" in md
+    assert "## grokking-basin-selection-llc" in md and "**hypothesis fails** (hypothesis 'non-defective architecture' is false" in md
     again = run_catalogue(tmp_path, fast=True, progress=False)  # byte-identical re-run
     assert [e.get("sha256") for e in again] == [e.get("sha256") for e in entries]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -151,3 +153,59 @@ def test_rlct_certificate_and_hypotheses():
         mp.setattr(emit, "dimension_certificate", lambda *a, **k: lower_only)
         with pytest.raises(DomainError, match="only rank >= 8"):
             rlct_certificate(QueryKey(3, 2))
+
+
+# -- entry points for the user's own questions -------------------------------------------------
+def test_certify_model_writes_what_verify_accepts(tmp_path):
+    from algebra.certify.emit import certify_model
+    from algebra.cli import main
+
+    path = tmp_path / "c.json"
+    e = certify_model(MLP((3, 4, 1), "t^2", bias=True), path)  # the done-when check
+    assert (e.kind, e.lower, e.upper) == ("dimension", 10, 10)
+    assert main(["verify", str(path)]) == 0
+    user = PolynomialMap(["a*x^2 + b*x*y", "a*b*y^2"], parameters=["a", "b"], inputs=["x", "y"])
+    e = certify_model(user, tmp_path / "u.json")
+    assert e.lower == e.upper == 2 and main(["verify", str(tmp_path / "u.json")]) == 0
+    e = certify_model(quadratic_network(3, 1, 2), tmp_path / "l.json", quantity="lambda")
+    assert e.certificate["formula"]["lambda"] == "5/2" and main(["verify", str(tmp_path / "l.json")]) == 0
+
+
+def test_certify_secant_and_polynomial_route(tmp_path):
+    from algebra.certify.emit import as_polynomial_map, certify_secant
+    from algebra.models.segre_veronese import segre_veronese, veronese
+
+    e = certify_secant(veronese(5, 3), 7, tmp_path / "s.json")  # Alexander-Hirschowitz: 34, not 35
+    assert (e.lower, e.upper) == (34, 34)
+    # sigma_2 of P^1 x v_2(P^2): the quadratic network (d, p, K) = (3, 2, 2), non-defective: 2 (3 + 2 - 1) = 8
+    e = certify_secant(segre_veronese((2, 3), (1, 2)), 2, tmp_path / "sv.json", claimed=12)
+    assert (e.lower, e.upper, e.verdict) == (8, 8, "refuted")
+    for model in (MLP((2, 2, 1), "t^2 + 1/3", bias=True), LightningAttention(2, 1, 2, rank=1), DeepLinear((2, 3, 2))):
+        direct, symbolic = dimension_certificate(model), dimension_certificate(as_polynomial_map(model))
+        assert (direct.lower, direct.upper) == (symbolic.lower, symbolic.upper)
+
+
+def test_certify_model_is_atomic_and_states_a_lower_bound_when_that_is_all(tmp_path, monkeypatch):
+    import algebra.certify.emit as emit
+    from algebra.errors import CertificateError
+
+    path = tmp_path / "c.json"
+    real = emit.dimension_certificate
+
+    def no_upper(model, **kw):
+        if kw.get("upper", True):
+            raise CertificateError("the Cramer identity failed at every seed")
+        return real(model, **kw)
+
+    monkeypatch.setattr(emit, "dimension_certificate", no_upper)
+    e = emit.certify_model(QueryKey(3, 2), path)
+    assert e.kind == "rank_lower_bound" and e.verdict == "out of reach" and "only the lower bound" in e.note
+    assert json.loads(path.read_text())["claim"]["relation"] == ">="
+
+    def broken(model, **kw):
+        raise CertificateError("boom")
+
+    monkeypatch.setattr(emit, "dimension_certificate", broken)
+    with pytest.raises(CertificateError):
+        emit.certify_model(QueryKey(3, 2), tmp_path / "never.json")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.json"]  # no half-written file, no temp file

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import shutil
-import subprocess
+from pathlib import Path
 
 import pytest
 
-from algebra.certify.emit import dimension_certificate, formula_certificate
-from algebra.certify.export import export_script
+from algebra.certify.canonical import render, seal
+from algebra.certify.emit import dimension_certificate, formula_certificate, rlct_certificate
+from algebra.certify.export import crosscheck, export_script
 from algebra.errors import InputError
-from algebra.models import MLP, DeepLinear, LightningAttention, QueryKey, quadratic_network
+from algebra.models import MLP, DeepLinear, LightningAttention, PolynomialMap, QueryKey, quadratic_network
 
 SAMPLE = [
     quadratic_network(4, 3, 5),  # defective: 29
@@ -20,45 +22,74 @@ SAMPLE = [
     LightningAttention(3, 1, 1, rank=1),
     QueryKey(4, 2),
     DeepLinear((2, 3, 2)),
+    PolynomialMap(["a*x + b*y", "a*b*x^2 + c"], parameters="a b c".split(), inputs="x y".split()),
 ]
+SINGULAR = shutil.which("Singular") is not None
 
 
 @pytest.mark.parametrize("system", ["singular", "m2"])
 def test_scripts_are_written_for_every_family(system):
     for model in SAMPLE:
         text = export_script(dimension_certificate(model).certificate, system)
-        assert ("jacob(F)" if system == "singular" else "jacobian F") in text
+        assert ("jacob(G)" if system == "singular" else "jacobian G") in text
+        if model.n_inputs:  # the full Jacobian is that of the coefficient map, not of sampled outputs
+            assert ("coef(F[i]" if system == "singular" else "last coefficients(f") in text
     with pytest.raises(InputError):
         export_script(formula_certificate("query_key", 3, 2, 1).certificate, system)
+    assert "jacob" in export_script(rlct_certificate(QueryKey(2, 1)).certificate, system)
 
 
-def _run(cmd, script, tmp_path, suffix):
-    path = tmp_path / f"s.{suffix}"
-    path.write_text(script)
-    return subprocess.run(cmd + [str(path)], capture_output=True, text=True, timeout=120).stdout
+def test_rational_coefficients_are_residues():
+    text = export_script(dimension_certificate(MLP((2, 2, 1), "t^2/2 + t", bias=True)).certificate, "m2")
+    act = next(line for line in text.splitlines() if line.startswith("S1 = "))
+    assert "/" not in act and f"{pow(2, -1, 1048573)}*z^2" in act  # 1/2 is written as its residue mod p
 
 
-@pytest.mark.skipif(shutil.which("Singular") is None, reason="Singular is not installed")
+def test_crosscheck_without_the_peer_says_so(tmp_path, monkeypatch):
+    path = tmp_path / "c.json"
+    path.write_bytes(render(dimension_certificate(QueryKey(2, 1)).certificate))
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    assert crosscheck(path, "singular")["status"] == "unavailable"
+    from algebra.cli import main
+
+    assert main(["crosscheck", "singular", str(path)]) == 2
+
+
+@pytest.mark.skipif(not SINGULAR, reason="Singular is not installed")
 @pytest.mark.parametrize("model", SAMPLE, ids=repr)
 def test_singular_agrees(model, tmp_path):
     e = dimension_certificate(model)
-    out = _run(["Singular", "-q"], export_script(e.certificate, "singular"), tmp_path, "sing")
-    assert f"claimed: {e.lower}" in out and "AGREE" in out and "DISAGREE" not in out
+    path = tmp_path / "c.json"
+    path.write_bytes(render(e.certificate))
+    r = crosscheck(path, "singular")
+    assert r["status"] == "agree", r["output"]
+    assert f"claimed: rank == {e.lower}" in r["output"]
+
+
+@pytest.mark.skipif(not SINGULAR, reason="Singular is not installed")
+def test_singular_sees_a_false_upper_bound(tmp_path):
+    """A claim one below the true rank with a (forged) smaller witness: the peer's full rank disagrees."""
+    e = dimension_certificate(quadratic_network(4, 3, 5))  # 29
+    forged = json.loads(json.dumps(e.certificate))
+    forged["claim"]["value"] = 28
+    forged["lower"] = {"rows": forged["lower"]["rows"][:28], "cols": forged["lower"]["cols"][:28]}
+    path = tmp_path / "f.json"
+    path.write_bytes(render(seal(forged)))
+    r = crosscheck(path, "singular")
+    assert r["status"] == "disagree" and "rank at a random point over GF(1048573): 29" in r["output"]
 
 
 @pytest.mark.skipif(shutil.which("M2") is None, reason="Macaulay2 is not installed")
 @pytest.mark.parametrize("model", SAMPLE[:3], ids=repr)
 def test_macaulay2_agrees(model, tmp_path):
-    e = dimension_certificate(model)
-    out = _run(["M2", "--script"], export_script(e.certificate, "m2"), tmp_path, "m2")
-    assert "AGREE" in out and "DISAGREE" not in out
+    path = tmp_path / "c.json"
+    path.write_bytes(render(dimension_certificate(model).certificate))
+    r = crosscheck(path, "m2")
+    assert r["status"] == "agree", r["output"]
 
 
-@pytest.mark.skipif(shutil.which("Singular") is None, reason="Singular is not installed")
-def test_singular_agrees_on_a_sample_of_the_catalogue(tmp_path):
-    import json
-    from pathlib import Path
-
+@pytest.mark.skipif(not SINGULAR, reason="Singular is not installed")
+def test_singular_agrees_on_a_sample_of_the_catalogue():
     certs = Path(__file__).resolve().parents[2] / "certificates"
     picked = {}
     for path in sorted(certs.glob("*.json")):
@@ -67,10 +98,10 @@ def test_singular_agrees_on_a_sample_of_the_catalogue(tmp_path):
         cert = json.loads(path.read_text())
         fam = cert.get("model", {}).get("family")
         key = (fam, cert["kind"])
-        if fam in ("mlp", "attention", "qk", "linear") and key not in picked:
-            picked[key] = cert
+        if fam in ("mlp", "attention", "qk", "linear", "polynomial") and key not in picked:
+            picked[key] = path
     if not picked:
         pytest.skip("no committed certificates")
-    for cert in picked.values():
-        out = _run(["Singular", "-q"], export_script(cert, "singular"), tmp_path, "sing")
-        assert "AGREE" in out and "DISAGREE" not in out, (cert["source"]["id"], out[-300:])
+    for path in picked.values():
+        r = crosscheck(path, "singular")
+        assert r["status"] == "agree", (path.name, r["output"][-300:])

@@ -200,3 +200,28 @@ def test_every_committed_certificate_refuses_an_edited_value_or_text(tmp_path):
         bad["claim"]["text"] = _bump_number(bad["claim"]["text"])
         target.write_bytes(render(seal(bad)))
         assert not chk.check_file(str(target))[0], path.name
+
+
+def test_newton_distance_forgeries():
+    """K = x^2 y^4 + z^6: t (1,1,1) meets the segment at mu = 3/5, t = 12/5, so lambda <= 5/12 (by hand)."""
+    from algebra.certify.emit import newton_certificate
+
+    base = newton_certificate({(2, 4, 0): 1, (0, 0, 6): 1}).certificate
+    assert (base["claim"]["relation"], base["claim"]["value"], base["formula"]["distance"]) == ("<=", "5/12", "12/5")
+
+    def mutated(changes):
+        c = json.loads(json.dumps(base))
+        c["formula"].update(changes)
+        return c
+
+    assert not verdict(mutated({"distance": "2", "lambda": "1/2"}))  # smaller: t v is not in the polyhedron
+    assert not verdict(mutated({"distance": "3", "lambda": "1/3"}))  # larger: the dual normal does not support it
+    assert not verdict(mutated({"weights": ["1/2", "1/2"]}))  # weights that do not reach t v
+    assert not verdict(mutated({"normal": ["0", "0", "0"]}))  # no dual proof
+    assert not verdict(mutated({"multiplicity": 1}))  # the multiplicity is not certified by a Newton distance
+    c = json.loads(json.dumps(base))
+    c["claim"]["relation"] = "=="  # equality needs non-degeneracy, which the checker does not decide
+    assert not verdict(c)
+    c = json.loads(json.dumps(base))
+    c["formula"]["inputs"]["K"][0][1] = "0"  # K loses a support point: another polynomial
+    assert not verdict(c)

@@ -140,9 +140,12 @@ def test_over_q_keeps_the_bottleneck_rung():
 
 
 def test_absurd_sizes_are_refused_before_allocating():
+    with pytest.raises(InputError, match="degree"):
+        shallow_network(3, 1000, 5)  # the same cap (64) as a parsed activation t^k
+    big = shallow_network(12, 12, 3)  # 1,352,078 coefficients
     with pytest.raises(ResourceError, match="monomials"):
-        dimension(shallow_network(3, 1000, 5), mode="coefficient")
-    res = dimension(shallow_network(3, 1000, 5))  # auto mode samples instead: 15 of 501501 coefficients
-    assert res.mode == "sample" and res.certified and res.dimension == 15
+        dimension(big, mode="coefficient")
+    res = dimension(big)  # auto mode samples instead
+    assert res.mode == "sample" and res.certified and res.dimension == 36
     with pytest.raises(ResourceError, match="entries"):
         dimension(MLP((1_000_000, 2, 1), "t^2"))

@@ -120,18 +120,35 @@ def test_structured_pivots():
             assert e.det == sign % p
 
 
+def test_singular_top_blocks_exchange_rows():
+    """A leaf whose top block is singular takes independent rows from below (row exchanges: the det's sign)."""
+    rng = np.random.default_rng(12)
+    for n in (64, 100):
+        A = rng.integers(0, P, size=(n, n))
+        A[1:LEAF, :LEAF] = 0  # first leaf: top block of rank 1, LEAF - 1 row exchanges (odd)
+        A[LEAF : 2 * LEAF, LEAF : 2 * LEAF] = 0
+        e = check_against_flint(A, P)
+        assert e.rank == n and e.det != 0
+        B = A.copy()
+        B[: 3 * LEAF, :LEAF] = 0  # the first 4 LEAF rows have rank < LEAF there: rank-one updates
+        check_against_flint(B, P)
+
+
 def test_reduction_of_the_trailing_matrix_is_exercised():
     """With p = 9999991 only 360 products sum exactly: the lazy reduction must run, and keep the LU exact.
 
-    ``A = L U`` with every multiplier ``(p-1)/2`` and every off-diagonal ``U``
-    entry ``-(p-1)/2`` makes each trailing update add ``k ((p-1)/2)^2`` with
-    one sign (no row exchange happens: the diagonal of ``U`` is 1), so two
-    panels pass ``2**53`` unless the trailing matrix is reduced between them.
+    ``A = L U`` with ``L``, ``U`` block unit triangular (blocks of ``BLOCK``
+    rows, identity on the diagonal), every off-diagonal block of ``L`` filled
+    with ``h = (p-1)/2`` and of ``U`` with ``-h``: the elimination finds these
+    factors (every pivot block is the identity, no row exchange), so each
+    panel adds ``BLOCK * h^2`` with one sign to the trailing matrix, and two
+    panels pass ``2**53`` unless it is reduced between them.
     """
     assert exact_terms(BIG) == 360
-    n, half = 600, (BIG - 1) // 2
-    L = np.tril(np.full((n, n), half, dtype=np.int64), -1) + np.eye(n, dtype=np.int64)
-    U = np.triu(np.full((n, n), BIG - half, dtype=np.int64), 1) + np.eye(n, dtype=np.int64)
+    n, h = 3 * BLOCK, (BIG - 1) // 2
+    blocks = np.arange(n) // BLOCK
+    L = np.where(blocks[:, None] > blocks[None, :], h, 0) + np.eye(n, dtype=np.int64)
+    U = np.where(blocks[:, None] < blocks[None, :], BIG - h, 0) + np.eye(n, dtype=np.int64)
     A = np.array([int(v) for v in (flint_mat(L, BIG) * flint_mat(U, BIG)).entries()], dtype=np.int64).reshape(n, n)
     e = check_against_flint(A, BIG)
     assert (e.rank, e.det) == (n, 1)

@@ -7,6 +7,7 @@ import sys
 import pytest
 
 from algebra.cli import main
+from tests.known_dimensions import KNOWN_CASES
 
 FAMILY_ARGS = [
     ["mlp", "--widths", "3,4,1", "--activation", "t^2"],
@@ -61,7 +62,8 @@ BAD = [
     (["mlp", "--widths", "3,\u0663,1"], "--widths"),  # Arabic-Indic three
     (["mlp", "--widths", "3,4,1", "--inactive", "1:\u00b2"], "--inactive"),
     (["mlp", "--widths", "2,3,1,1,1,1,1,1,1,1,1,1", "--activation", "t^3", "--over-q"], "--over-q"),
-    (["shallow", "--n", "3", "--degree", "1000", "--width", "5", "--mode", "coefficient"], "--degree"),
+    (["shallow", "--n", "3", "--degree", "1000", "--width", "5"], "--degree"),
+    (["mlp", "--widths", "3,4,1", "--activation", "t^1000"], "--activation"),
     (["mlp", "--widths", "1000000,2,1"], "--widths"),
 ]
 
@@ -80,8 +82,36 @@ def test_user_witnesses_certify_a_polynomial_map(capsys):
 
 
 @pytest.mark.parametrize("argv, argument", BAD, ids=[b[1] + str(i) for i, b in enumerate(BAD)])
-def test_bad_input_exits_2_naming_the_argument(argv, argument):
-    proc = subprocess.run([sys.executable, "-m", "algebra", "dim", *argv], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 2
-    assert argument in proc.stderr
-    assert "Traceback" not in proc.stderr
+def test_bad_input_exits_2_naming_the_argument(argv, argument, capsys):
+    try:
+        code = main(["dim", *argv])
+    except SystemExit as exc:  # argparse's own type errors
+        code = exc.code
+    assert code == 2
+    assert argument in capsys.readouterr().err
+
+
+def test_bad_input_in_a_real_process_prints_no_traceback():
+    proc = subprocess.run([sys.executable, "-m", "algebra", "dim", "mlp", "--widths", "3,\u00b2,1"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "--widths" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_one_family_table_builds_every_dim_subcommand():
+    """A family added to MODEL_FAMILIES gets its `dim` subcommand, and model_from_args builds it."""
+    from algebra.cli import build_parser
+    from algebra.geometry.commands import MODEL_FAMILIES, model_from_args
+
+    parser = build_parser()
+    for name in MODEL_FAMILIES:
+        argv = next((c.argv for c in KNOWN_CASES if c.argv[0] == name), None)
+        if argv is None:
+            continue
+        args = parser.parse_args(["dim", *argv])
+        assert model_from_args(args).spec() == next(c for c in KNOWN_CASES if c.argv[0] == name).make().spec()
+
+
+def test_witness_json_has_point_and_inputs(capsys):
+    assert main(["dim", "mlp", "--widths", "3,4,1", "--bias", "--witness", "--json"]) == 0
+    w = json.loads(capsys.readouterr().out)["witness"]
+    assert {"rows", "cols", "prime", "theta", "inputs"} <= set(w) and len(w["inputs"]) >= 1

@@ -73,6 +73,13 @@ def test_fast_estimate_has_the_llc_keys():
     assert abs(row["estimate"] - 1.5) < 5 * row["stderr"] + 0.3
 
 
+def test_zero_teacher_takes_units_from_the_composite_fisher():
+    """r = 0: A* = B* = 0 has zero Hessian; without the Sxx fallback the ladder was garbage (-11 +- 88)."""
+    row = graph_llc("cyclic:5", 2, 1, 0, settings=TINY, seed=0)
+    assert row["exact_lambda"] == "1" and row["multiplicity"] == 2
+    assert 0.6 < row["estimate"] < 1.3 and row["details"]["curvature"] > 1e-3
+
+
 def test_failing_design_has_no_exact_value():
     plumbing = CalibrationSettings(num_chains=4, num_draws=100, num_warmup=100, draws_growth=1.0)
     row = graph_llc("cyclic:5", 2, 2, 1, features="constant", settings=plumbing, seed=0)

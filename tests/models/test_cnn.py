@@ -27,6 +27,8 @@ MODELS = [
     ("mixed activations", lambda: CNN(9, [2, 3, 2], channels=(1, 3, 2, 2), strides=[2, 1, 1], activations=["t^2", "2*t"])),
     ("inactive channel", lambda: CNN(6, [2, 2], channels=(1, 3, 1), activations="t^2", inactive={1: [1]})),
     ("figure 6", lambda: CNN(3, [2], activations="t^2", dense=1)),
+    ("2-D strided outputs", lambda: CNN((5, 5), [(2, 2), (2, 2)], channels=(2, 2, 2), strides=[(2, 1), 1],
+                                        activations="t^2 + 1", bias=True)),
 ]
 IDS = [m[0] for m in MODELS]
 
@@ -359,13 +361,14 @@ def macaulay2_script(spec: dict, seed: int) -> str:
         names[name] = name
         lines.append(f"{name} = {expr};")
     rng = np.random.default_rng(seed)
-    point = ", ".join(str(int(v)) for v in rng.integers(-10**6, 10**6, size=P)) + ", 0" * N
+    point = ", ".join(f"{int(v)}_QQ" for v in rng.integers(-10**6, 10**6, size=P)) + ", 0_QQ" * N
     lines += [
         f"F = matrix{{{{{', '.join(outputs)}}}}};",
         f"C = last coefficients(F, Variables => {{{', '.join(f'x_{i + 1}' for i in range(N))}}});",
         "J = jacobian matrix{flatten entries C};",
         f"phi = map(QQ, R, {{{point}}});",
-        "r = rank phi(J);",
+        "J0 = matrix apply(entries J, row -> apply(row, e -> phi e));",
+        "r = rank J0;",
         'print("dimension: " | toString r);',
         "exit 0",
     ]
@@ -415,4 +418,4 @@ def test_macaulay2_script_shape():
     assert f"R = QQ[t_1..t_{P}, x_1..x_{N}];" in text
     point = next(line for line in text.splitlines() if line.startswith("phi = map(QQ, R, {"))
     assert point.split("{")[1].count(",") == P + N - 1
-    assert text.count(" = ") == len(prog) + 6 and f"F = matrix{{{{{', '.join(outputs)}}}}};" in text
+    assert text.count(" = ") == len(prog) + 7 and f"F = matrix{{{{{', '.join(outputs)}}}}};" in text

@@ -137,3 +137,21 @@ def test_matmul_mod_p_is_exact_for_large_entries():
     B = rng.integers(0, F.p, size=(9000, 2))
     expected = [[sum(int(a) * int(b) for a, b in zip(A[i], B[:, j])) % F.p for j in range(2)] for i in range(3)]
     assert F.matmul(A, B).tolist() == expected
+
+
+@pytest.mark.parametrize("shape,r", [((3, 3), 1), ((4, 5), 2), ((5, 4), 3), ((6, 6), 5)])
+def test_numeric_minor_gradients_are_the_symbolic_derivatives(shape, r):
+    """The cofactors computed at the point equal the derivatives of the written-out bordered minors."""
+    from algebra.models.factorization import bordered_minor_gradients, bordered_minor_values, bordered_minors
+
+    F = PrimeField(1048573)
+    rows, cols = shape
+    names = tuple(f"c{i}" for i in range(rows * cols))
+    C = np.random.default_rng(rows * cols + r).integers(-9, 10, size=shape)
+    y = [int(v) for v in F.array(C).ravel()]
+    polys = bordered_minors(rows, cols, r, names)
+    G = bordered_minor_gradients(F.array(C), r, F)
+    assert G.shape == (len(polys), rows * cols) == ((rows - r) * (cols - r), rows * cols)
+    for g, row in zip(polys, G):
+        assert [g.derivative(v).evaluate_mod(y, F.p) for v in names] == row.tolist()
+    assert bordered_minor_values(F.array(C), r, F).tolist() == [g.evaluate_mod(y, F.p) for g in polys]
