@@ -327,11 +327,12 @@ def targets(rows: list, meta: dict) -> list:
     return out if len(out) > 3 else []
 
 
-def scale_table(scale: list) -> list:
+def scale_table(scale: list, command: str | None = None) -> list:
     if not scale:
         return []
     out = ["At scale (each model in its own child process; `ru_maxrss` is its whole peak, Python and the engine "
-           "included; the numpy SVD of these Jacobians is **not run**):", "",
+           "included; the numpy SVD of these Jacobians is **not run**)"
+           + (f", from a separate run: `{command}`" if command else "") + ":", "",
            "| model | P | J rows | rank | certified | upper bound from | wall s | CPU s | peak RSS GB | "
            "J as int64 GB | predicted rank peak GB |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in scale:
@@ -388,7 +389,7 @@ def markdown(rows: list, meta: dict) -> str:
         out.append("| " + " | ".join(cells) + " |")
     out.append("")
     out += targets(rows, meta)
-    out += scale_table(meta.get("scale", []))
+    out += scale_table(meta.get("scale", []), meta.get("scale_command"))
     gave = meta.get("gave_up", {})
     if gave:
         out.append("Where the exact peers gave up (first size over the cap, or failed): "

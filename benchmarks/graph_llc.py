@@ -16,6 +16,7 @@ import json
 import os
 import sys
 import time
+from fractions import Fraction
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -72,9 +73,9 @@ def main(argv=None) -> int:
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
         des = row["design"]
-        lam = float(row["lambda_44"])
+        lam = float(Fraction(row["lambda_44"]))
         lo, hi = row["ci95"]
-        a1 = (f"yes ({float(row['alpha_lower']):.2e})" if row["alpha_lower"] else "yes") \
+        a1 = (f"yes ({float(Fraction(row['alpha_lower'])):.2e})" if row["alpha_lower"] else "yes") \
             if row["assumption1_holds"] else "FAILS"
         point = row["point"] + (f" #{row['point_seed']}" if row["point_seed"] is not None else "")
         lines.append(f"| {des['graph']} | {des['group_order']} | {des['d']} | {des['k']} | {des['r']} | {point} "

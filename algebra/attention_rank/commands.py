@@ -250,7 +250,7 @@ def _cmd_synthetic(args) -> int:
             L = cell_width(d, args.eps, c=c)
             text = (f"uniform cell lemma (Sui & Zhang, Appendix E) for d={d}, L={L}, multiplicity ratio {c}, "
                     f"eps={args.eps:g}: (1 - eps) theta_c^d - c (1 + eps) (theta^d - theta_c^d) > 0")
-            cert = interval_certificate(uniform_cell_payload(d, L, args.eps, c=c), text=text).certificate
+            cert = interval_certificate(uniform_cell_payload(d, L, args.eps, c=c), statement=text).certificate
             written.append((f"cell_lemma_d{d}_c{c}.json", cert, "lemma > 0"))
     for d, beta in ((2, 400.0), (3, 60.0)):
         cert = sphere_certificate(d, beta, args.eps, seed=args.seed, max_M=48)["certificate"]

@@ -2,7 +2,7 @@
 
 Claims are data (:class:`~algebra.geometry.claims.DimensionClaim` for
 dimension statements, :class:`FormulaClaim` for learning-coefficient closed
-forms, :class:`IntervalClaim` for approximation-rank inequalities): what a
+forms, :class:`AttentionRankClaim` for approximation ranks of attention matrices): what a
 paper says and where, and :class:`~algebra.geometry.claims.LambdaClaim` for
 learning coefficients a paper states outright (with their hypotheses).
 Nothing here stores a computed value: the verdict is computed by
@@ -38,7 +38,8 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import lru_cache
 from math import comb
 from pathlib import Path
 
@@ -49,7 +50,7 @@ from algebra.certify.emit import VERDICTS
 from algebra.errors import AlgebraError, ResourceError
 from algebra.geometry.claims import DimensionClaim, LambdaClaim, grokking_lambda_claims
 
-__all__ = ["FormulaClaim", "IntervalClaim", "claims", "run_catalogue", "PAPERS", "MAX_WORK"]
+__all__ = ["FormulaClaim", "AttentionRankClaim", "claims", "run_catalogue", "PAPERS", "MAX_WORK"]
 
 PROXIMITY = "proximity-bias-submodels"
 GROKKING = "grokking-basin-selection-llc"
@@ -76,8 +77,12 @@ class FormulaClaim:
 
 
 @dataclass(frozen=True)
-class IntervalClaim:
-    """An approximation-rank inequality for ``softmax(beta Q K^T)`` (interval arithmetic)."""
+class AttentionRankClaim:
+    """A stated approximation rank ``r_eps RELATION claimed`` of ``softmax_rows(beta Q K^T)``.
+
+    Certified as an ``attention_rank`` certificate (Q, K, beta exact; the
+    checker rebuilds the matrix in ball arithmetic and derives both bounds).
+    """
 
     id: str
     paper: str
@@ -87,9 +92,9 @@ class IntervalClaim:
     K: tuple
     beta: float
     eps: float
-    which: str = "lower"
-    group: str = "interval"
-    notes: dict = field(default_factory=dict)
+    claimed: int
+    relation: str = "=="
+    group: str = "attention-rank"
 
 
 # -- the claims -----------------------------------------------------------------
@@ -257,16 +262,17 @@ def _softmax(fast: bool) -> list:
 
     out = []
     for n in (5,) if fast else (3, 5, 8):
-        out.append(IntervalClaim(
+        out.append(AttentionRankClaim(
             f"softmax-identity-n{n}", SOFTMAX, "Section 2.1 (r_eps); Appendix E (selection/decoder lower certificate, (E.17))",
             f"softmax(6 I_{n}) at eps = 1/4: a row selection S and one-hot decoder D with ||S A D - I|| < 1 - eps "
-            f"force every eps-approximant to have rank >= {n}", eye(n), eye(n), 6.0, 0.25, "lower"))
+            f"force every eps-approximant to have rank >= {n}, and A itself has rank {n}: r_eps = {n}",
+            eye(n), eye(n), 6.0, 0.25, n))
     keys = tuple(tuple(float((3 * i + 5 * j) % 7 - 3) / 4 for j in range(3)) for i in range(6))
     zero = tuple((0.0, 0.0, 0.0) for _ in range(4))
-    out.append(IntervalClaim(
+    out.append(AttentionRankClaim(
         "softmax-zero-query-radius", SOFTMAX, "Proposition A.2 (edge case: zero query radius)",
-        "queries of radius zero: every row of softmax(beta Q K^T) is the same, so rank one is exact "
-        "(representative-row upper certificate at eps = 1/4)", zero, keys, 3.0, 0.25, "upper_representative"))
+        "queries of radius zero: every row of softmax(beta Q K^T) is the same, so r_eps = 1 at eps = 1/4 "
+        "(one representative row is exact; the zero matrix misses every row by 1 > eps)", zero, keys, 3.0, 0.25, 1))
     return out
 
 
@@ -353,7 +359,7 @@ def _stated_text(stated: dict) -> str:
 
 def _certify_one(claim, seed: int) -> tuple:
     """``(emitted or None, reason when None, index fields)`` for one claim."""
-    from algebra.certify.emit import dimension_certificate, formula_certificate, interval_certificate, rlct_certificate
+    from algebra.certify.emit import attention_certificate, dimension_certificate, formula_certificate, rlct_certificate
 
     src = {"id": claim.id, "paper": claim.paper, "location": claim.location, "statement": claim.statement}
     if isinstance(claim, FormulaClaim):
@@ -371,21 +377,13 @@ def _certify_one(claim, seed: int) -> tuple:
         fields = {"says": _stated_text(e.certificate["formula"]["stated"]), "hypotheses": hyps,
                   "proven": f"lambda = {e.certificate['claim']['value']} (certified rank {e.lower} / 2)"}
         return e, None, fields
-    if isinstance(claim, IntervalClaim):
-        from algebra.attention_rank.certificates import approximation_rank_certificates
-
-        res = approximation_rank_certificates(np.array(claim.Q), np.array(claim.K), claim.beta, claim.eps, seed=seed)
-        payload = res[claim.which]
-        if payload is None:
-            return None, f"no {claim.which} certificate was found for this instance", {}
-        rank = res[f"{claim.which}_rank"]
-        sign = ">=" if claim.which == "lower" else "<="
-        text = f"{claim.statement}: the {claim.which} certificate shows r_eps {sign} {rank}"
-        e = interval_certificate(payload, text=text, source=src)
-        expected = len(claim.Q) if claim.which == "lower" else 1
-        verdict = "confirmed" if rank == expected else "out of reach"
-        e = type(e)(e.certificate, e.kind, rank if sign == ">=" else None, rank if sign == "<=" else None, verdict, e.reason)
-        return e, None, {"says": "see claim", "proven": f"r_eps {sign} {rank}"}
+    if isinstance(claim, AttentionRankClaim):
+        e = attention_certificate(np.array(claim.Q), np.array(claim.K), claim.beta, claim.eps, claimed=claim.claimed,
+                                  relation=claim.relation, source=src)
+        proven = f"r_eps = {e.lower}" if e.lower == e.upper else f"{e.lower} <= r_eps <= {e.upper}"
+        fields = {"says": f"r_eps {claim.relation} {claim.claimed}", "proven": proven, "claimed": claim.claimed,
+                  "relation": claim.relation, "proven_lower": e.lower, "proven_upper": e.upper}
+        return e, None, fields
     if _work(claim.model) > MAX_WORK:
         return None, f"Jacobian of about {_work(claim.model):,} entries exceeds the catalogue budget of {MAX_WORK:,}", {}
     e = dimension_certificate(claim.model, claimed=claim.claimed, relation=claim.relation, seed=seed, source=src,
@@ -396,50 +394,103 @@ def _certify_one(claim, seed: int) -> tuple:
     return e, None, fields
 
 
-def run_catalogue(out_dir="certificates", *, fast: bool = False, seed: int = 0, progress: bool = True) -> list:
+@lru_cache(maxsize=2)
+def _claims_by_id(fast: bool) -> dict:
+    """``{id: claim}`` of :func:`claims` (built once per process: a sweep worker builds it for its tasks)."""
+    return {c.id: c for c in claims(fast)}
+
+
+def _certify_item(item: dict) -> dict:
+    """One sweep task: certify claim ``item["id"]`` of the catalogue ``item["fast"]`` with ``item["seed"]``.
+
+    Returns ``{"entry": index entry, "certificate": the certificate or None}``; nothing is
+    written here, so any worker can run it and the result does not depend on which one did.
+    """
+    claim = _claims_by_id(item["fast"])[item["id"]]
+    t0 = time.perf_counter()
+    entry = {"id": claim.id, "paper": claim.paper, "location": claim.location, "statement": claim.statement,
+             "group": claim.group}
+    if getattr(claim, "notes", None):
+        entry["notes"] = json.loads(json.dumps(claim.notes, default=str))
+    try:
+        emitted, why, fields = _certify_one(claim, item["seed"])
+    except (AlgebraError, ResourceError) as exc:
+        emitted, why, fields = None, f"{type(exc).__name__}: {exc}", {}
+    cert = None
+    if emitted is None:
+        entry.update(verdict="out of reach", reason=why, file=None)
+    else:
+        cert = emitted.certificate
+        entry.update(verdict=emitted.verdict, kind=emitted.kind, file=f"{claim.id}.json", sha256=cert["sha256"], **fields)
+        if emitted.note:
+            entry["note"] = emitted.note
+    entry["seconds"] = round(time.perf_counter() - t0, 3)
+    return {"entry": entry, "certificate": cert}
+
+
+def run_catalogue(out_dir="certificates", *, fast: bool = False, seed: int = 0, progress: bool = True,
+                  scheduler: str | None = "serial", workers: int | None = None) -> list:
     """Certify every claim, write ``<id>.json``, ``index.json`` and ``INDEX.md`` into ``out_dir``.
 
     Returns the index entries.  Files are written atomically; a claim that
     cannot be certified within the budget is listed as ``out of reach``.
+    Claims run as tasks of :func:`algebra.sweep.run_sweep`: ``scheduler``
+    ``"serial"`` (the default) runs them in this process, ``None`` on a
+    ``LocalCluster`` of ``workers`` processes, an address on that Dask
+    scheduler; every route writes byte-identical files (each claim carries
+    its seed, and the files are written here, in catalogue order).
+    Certificates in subdirectories (the committed ``attention/`` head
+    certificates) are neither rewritten nor deleted; they are re-checked and
+    listed in the index (:func:`algebra.attention_rank.head_certificates.index_entries`).
     """
-    from tqdm import tqdm
+    from algebra.sweep import run_sweep
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
+    items = [{"id": c_id, "fast": bool(fast), "seed": int(seed)} for c_id in _claims_by_id(bool(fast))]
+    rows = run_sweep(_certify_item, items, key=lambda it: it["id"], scheduler=scheduler, workers=workers,
+                     progress=progress, desc="certify")
     entries = []
-    items = claims(fast)
-    for claim in tqdm(items, desc="certify", unit="claim", disable=not progress):
-        t0 = time.perf_counter()
-        entry = {"id": claim.id, "paper": claim.paper, "location": claim.location, "statement": claim.statement,
-                 "group": claim.group}
-        if getattr(claim, "notes", None):
-            entry["notes"] = json.loads(json.dumps(claim.notes, default=str))
-        try:
-            emitted, why, fields = _certify_one(claim, seed)
-        except (AlgebraError, ResourceError) as exc:
-            emitted, why, fields = None, f"{type(exc).__name__}: {exc}", {}
-        if emitted is None:
-            entry.update(verdict="out of reach", reason=why, file=None)
-            stale = out_dir / f"{claim.id}.json"
-            if stale.exists():
-                stale.unlink()
+    for row in rows:
+        entry, cert = row["entry"], row["certificate"]
+        path = out_dir / f"{entry['id']}.json"
+        if cert is None:
+            if path.exists():
+                path.unlink()
         else:
-            cert = emitted.certificate
-            write_atomic(out_dir / f"{claim.id}.json", render(cert))
-            entry.update(verdict=emitted.verdict, kind=emitted.kind, file=f"{claim.id}.json", sha256=cert["sha256"],
-                         **fields)
-            if emitted.note:
-                entry["note"] = emitted.note
-        entry["seconds"] = round(time.perf_counter() - t0, 3)
+            write_atomic(path, render(cert))
         entries.append(entry)
     if not fast:
         _remove_stale(out_dir, {e["file"] for e in entries if e.get("file")})
-    write_index(out_dir, entries, fast=fast)
+    write_index(out_dir, entries, fast=fast, facts=_fact_entries(out_dir))
     return entries
 
 
+def _fact_entries(out_dir: Path) -> list:
+    """Index rows of the certificates in ``out_dir/attention`` (re-checked now): facts, no paper claim."""
+    from algebra.attention_rank.head_certificates import index_entries
+
+    heads = out_dir / "attention"
+    if not heads.is_dir():
+        return []
+    out = []
+    for e in index_entries(heads):
+        ok = e["verdict"] == "VERIFIED"
+        row = {"id": e["id"], "file": f"attention/{e['file']}", "sha256": e["sha256"], "kind": e["kind"],
+               "layer": e["layer"], "head": e["head"], "proven": e["proven"], "eps": e["claim"].get("eps"),
+               "verdict": "certified" if ok else "not verified"}
+        if not ok:
+            row["reason"] = e["verdict"]
+        out.append(row)
+    return out
+
+
 def _remove_stale(out_dir: Path, keep: set) -> None:
-    """Delete certificates this tool wrote earlier for claims no longer in the catalogue."""
+    """Delete certificates this tool wrote earlier for claims no longer in the catalogue.
+
+    Only ``out_dir/*.json``: subdirectories (``attention/``) hold certificates the
+    catalogue does not emit, and are never touched.
+    """
     for path in out_dir.glob("*.json"):
         if path.name in keep or path.name == "index.json":
             continue
@@ -451,23 +502,35 @@ def _remove_stale(out_dir: Path, keep: set) -> None:
             path.unlink()
 
 
-def write_index(out_dir, entries: list, *, fast: bool = False) -> None:
-    """``index.json`` (machine) and ``INDEX.md`` (human) next to the certificates."""
+def _table_row(cells) -> str:
+    return "| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |"
+
+
+def write_index(out_dir, entries: list, *, fast: bool = False, facts: list = ()) -> None:
+    """``index.json`` (machine) and ``INDEX.md`` (human) next to the certificates.
+
+    ``entries`` are the paper claims (verdicts from :data:`VERDICTS`); ``facts``
+    are certificates with no paper claim at stake (the MiniLM head
+    certificates), listed as ``certified`` when the checker verifies them.
+    """
     from algebra import __version__
 
     out_dir = Path(out_dir)
     stable = [{k: v for k, v in e.items() if k != "seconds"} for e in entries]  # byte-identical re-runs
     index = {"tool": {"name": "neuroalgebra", "version": __version__}, "subset": "fast" if fast else "full",
-             "claims": stable}
+             "claims": stable, "facts": list(facts)}
     write_atomic(out_dir / "index.json", (json.dumps(index, sort_keys=True, indent=1) + "\n").encode())
     counts = {v: sum(e["verdict"] == v for e in entries) for v in VERDICTS}
+    certified = sum(f["verdict"] == "certified" for f in facts)
     lines = [
         "# Certificate index",
         "",
         "Generated by `neuroalgebra certify`" + (" --fast" if fast else "") + "; re-check every file with "
-        "`neuroalgebra verify certificates/` (or `python -m algebra.checker certificates/`).",
+        "`neuroalgebra verify certificates/` (or `python -m algebra.checker certificates/`; both include "
+        "`attention/`).",
         "",
-        f"{len(entries)} claims: " + ", ".join(f"{counts[v]} {v}" for v in VERDICTS) + ".",
+        f"{len(entries)} claims: " + ", ".join(f"{counts[v]} {v}" for v in VERDICTS) + "."
+        + (f" {len(facts)} certificates with no paper claim at stake: {certified} certified." if facts else ""),
         "",
         "Verdicts: **confirmed** -- the claim holds as stated; **refuted** -- false under its own hypotheses; "
         "**hypothesis fails** -- a hypothesis the paper states is certified false for this instance, so the claim "
@@ -487,6 +550,25 @@ def write_index(out_dir, entries: list, *, fast: bool = False) -> None:
             verdict = f"**{e['verdict']}**" + (f" ({e['note']})" if e.get("note") else "")
             link = f"[{e['file']}]({e['file']})" if e.get("file") else "-"
             cells = [e["statement"], e["location"], says, proven, verdict, link]
-            lines.append("| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |")
+            lines.append(_table_row(cells))
+        lines.append("")
+    if facts:
+        lines += [
+            "## Facts: all-MiniLM-L6-v2 attention heads (`attention/`)",
+            "",
+            "One `attention_rank` certificate per head: bounds on the max-row-l1 approximation rank r_eps of the "
+            "head's exact attention matrix A = softmax_rows(beta * Q @ K^T) on a fixed text (multiplier 1; "
+            "Q, K, beta stored as exact binary64). No paper claim is at stake -- the softmax-attention paper's "
+            "calibration (Section 4.2) is on BERT-base heads and reports aggregate medians only -- so a row is "
+            "**certified** (the independent checker re-derived its claim when this index was written) or "
+            "**not verified**. Details: [attention/INDEX.md](attention/INDEX.md).",
+            "",
+            "| layer | head | proven | eps | verdict | certificate |",
+            "|---|---|---|---|---|---|",
+        ]
+        for f in sorted(facts, key=lambda f: (f["layer"] if f["layer"] is not None else -1, f["head"] or 0, f["id"])):
+            verdict = f"**{f['verdict']}**" + (f" ({f['reason']})" if f.get("reason") else "")
+            cells = [f["layer"], f["head"], f["proven"], f["eps"], verdict, f"[{f['file']}]({f['file']})"]
+            lines.append(_table_row(cells))
         lines.append("")
     write_atomic(out_dir / "INDEX.md", "\n".join(lines).encode())

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from algebra.errors import InputError
+from algebra.sweep import add_arguments, from_arguments
 
 __all__ = ["register", "certificate_paths"]
 
@@ -23,13 +24,17 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the integer points and inputs")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the index as JSON")
+    add_arguments(p)
+    p.epilog = ("Without --scheduler or --workers the claims run in this process; --workers N runs them on a "
+                "LocalCluster of N processes, --scheduler ADDRESS on a running Dask scheduler. Every route writes "
+                "byte-identical certificates.")
     p.set_defaults(handler=_certify)
 
     v = subparsers.add_parser(
         "verify",
         help="re-check certificate files with the independent checker",
         description="Print VERIFIED or NOT VERIFIED: reason for each file (directories: every *.json except "
-        "index.json). Exit status 0 only when every file verifies.",
+        "index.json, subdirectories included). Exit status 0 only when every file verifies.",
     )
     v.add_argument("paths", nargs="+", metavar="PATH", help="certificate files or directories")
     v.add_argument("--json", action="store_true", help="print one JSON object")
@@ -59,21 +64,18 @@ def register(subparsers) -> None:
 
 
 def certificate_paths(paths) -> list:
-    """Expand directories into their ``*.json`` certificates (sorted, ``index.json`` skipped).
+    """Expand directories, subdirectories included, into their ``*.json`` certificates (sorted, every
+    ``index.json`` skipped): the checker's own expansion, so ``verify`` and ``python -m algebra.checker``
+    check the same files.
 
     Examples
     --------
     >>> certificate_paths(["no/such/file.json"])
     ['no/such/file.json']
     """
-    out = []
-    for p in paths:
-        path = Path(p)
-        if path.is_dir():
-            out += sorted(str(f) for f in path.glob("*.json") if f.name != "index.json")
-        else:
-            out.append(str(p))
-    return out
+    from algebra.checker.kernel import certificate_files
+
+    return certificate_files([str(p) for p in paths])
 
 
 def _certify(args) -> int:
@@ -82,7 +84,10 @@ def _certify(args) -> int:
     if args.seed < 0:
         raise InputError("--seed", args.seed, "a non-negative integer")
     t0 = time.perf_counter()
-    entries = run_catalogue(args.out, fast=args.fast, seed=args.seed, progress=not args.quiet)
+    sweep = from_arguments(args)
+    if sweep["scheduler"] is None and sweep["workers"] is None:
+        sweep["scheduler"] = "serial"  # the default: no cluster unless asked for
+    entries = run_catalogue(args.out, fast=args.fast, seed=args.seed, progress=not args.quiet, **sweep)
     seconds = time.perf_counter() - t0
     if args.json:
         print(json.dumps({"seconds": round(seconds, 2), "claims": entries}, indent=1, sort_keys=True))

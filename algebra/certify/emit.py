@@ -17,7 +17,8 @@
 * :func:`certify_model` / :func:`certify_secant` / :func:`certify_formula`:
   the entry points for the user's own questions; they write one file atomically.
 * :func:`interval_certificate` wraps an ``interval_inequality`` payload
-  (``docs/interval-inequality.md``).
+  (``docs/interval-inequality.md``); :func:`attention_certificate` certifies
+  the approximation rank of ``softmax(beta Q K^T)`` (``attention_rank`` kind).
 
 The claim of every certificate is structured (relation, value, the object it
 is about) and its text is the checker's canonical rendering; every
@@ -48,6 +49,7 @@ __all__ = [
     "dimension_certificate",
     "formula_certificate",
     "interval_certificate",
+    "attention_certificate",
     "verdict_for",
     "model_from_spec",
     "rlct_certificate",
@@ -63,6 +65,7 @@ VERDICTS = ("confirmed", "refuted", "hypothesis fails", "out of reach")
 
 SCHEMA_VERSION = 1
 RELATIONS = ("==", ">=", "<=")
+CHECKER_FAMILIES = ("mlp", "attention", "qk", "linear", "polynomial")  # the checker evaluates these itself
 
 
 @dataclass(frozen=True)
@@ -213,6 +216,8 @@ def dimension_certificate(
         raise InputError("relation", relation, "one of ==, >=, <=")
     if prime is None:
         raise InputError("prime", prime, "a prime (certificates are checked modulo a prime)")
+    if model.family not in CHECKER_FAMILIES:  # e.g. secant maps: certify their polynomial map
+        model = as_polynomial_map(model)
     spec = checker_spec(model)
     last_error = None
     for attempt in range(attempts):
@@ -451,13 +456,74 @@ def newton_certificate(K, *, prior_exponents=None, variables=None, stated: dict 
     return Emitted(cert, "formula", None, None, verdict, reason)
 
 
-def interval_certificate(payload: dict, *, text: str, source: dict | None = None) -> Emitted:
-    """Wrap an ``interval_inequality`` payload (shared contract) into a certificate."""
+def interval_certificate(payload: dict, *, statement: str | None = None, source: dict | None = None) -> Emitted:
+    """Wrap an ``interval_inequality`` payload (``docs/interval-inequality.md``) into a checked certificate.
+
+    The claim -- the program (sha256 of the payload), its target, the relation
+    and the bound -- is the one the checker derives, its text the checker's
+    rendering; ``statement`` (what the inequality means, e.g. "the uniform
+    cell lemma for d = 2") is recorded in ``source`` (informational, not
+    checked).
+
+    Raises
+    ------
+    CertificateError
+        When the ball enclosure of the target does not satisfy the relation.
+
+    Examples
+    --------
+    >>> p = {"arrays": {}, "scalars": {"x": "1/3"}, "program": [{"out": "y", "op": "exp", "args": ["x"]}],
+    ...      "target": "y", "relation": "<", "bound": "1.4"}
+    >>> e = interval_certificate(p, statement="exp(1/3) < 1.4")
+    >>> e.certificate["claim"]["relation"], e.certificate["claim"]["value"], e.certificate["source"]["statement"]
+    ('<', '1.4', 'exp(1/3) < 1.4')
+    >>> interval_certificate(dict(p, bound="1.3"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    algebra.errors.CertificateError: the interval inequality does not hold in ball arithmetic: ...
+    """
+    from algebra.checker import Reject
+    from algebra.checker.attention import derive_interval_claim
+
+    if statement is not None:
+        source = {**(source or {}), "statement": statement}
     cert = _header("interval_inequality", source)
-    cert["claim"].update(text=text, relation=payload.get("relation"), bound=payload.get("bound"))
     cert["payload"] = payload
+    try:
+        cert["claim"] = derive_interval_claim(cert, [])
+    except Reject as exc:
+        raise CertificateError(f"the interval inequality does not hold in ball arithmetic: {exc}") from None
     cert = seal(cert)
     return Emitted(cert, "interval_inequality", None, None, "confirmed", _self_check(cert))
+
+
+def attention_certificate(Q, K, beta, eps, *, claimed: int | None = None, relation: str = "==",
+                          source: dict | None = None) -> Emitted:
+    """Certify ``r_eps(softmax_rows(beta Q K^T))`` (both bounds) and judge ``r_eps RELATION claimed``.
+
+    The certificate is :func:`algebra.attention_rank.certificates.attention_rank_certificate`
+    (Q, K, beta stored exactly; the checker rebuilds the matrix in ball
+    arithmetic and derives the claim).  ``lower`` / ``upper`` of the result are
+    the certified bounds (``lower`` is 0 when no lower bound was found); the
+    verdict is :func:`verdict_for` of the claimed value against them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> e = attention_certificate(np.eye(3), np.eye(3), 6.0, 0.25, claimed=3)
+    >>> e.kind, e.lower, e.upper, e.verdict
+    ('attention_rank', 3, 3, 'confirmed')
+    >>> attention_certificate(np.eye(3), np.eye(3), 6.0, 0.25, claimed=2).verdict
+    'refuted'
+    """
+    from algebra.attention_rank.certificates import attention_rank_certificate, certified_range
+
+    if relation not in RELATIONS:
+        raise InputError("relation", relation, "one of ==, >=, <=")
+    cert = attention_rank_certificate(Q, K, beta, eps, bounds="both", source=source)
+    lo, hi = certified_range(cert)
+    lo = 0 if lo is None else lo
+    return Emitted(cert, "attention_rank", lo, hi, verdict_for(relation, claimed, lo, hi), _self_check(cert))
 
 
 # -- entry points for the user's own questions -------------------------------------------
@@ -539,8 +605,6 @@ def certify_model(model, path, *, seed: int = 0, claimed: int | None = None, rel
         raise InputError("quantity", quantity, "dimension or lambda")
     if seed < 0:
         raise InputError("seed", seed, "a non-negative integer")
-    if model.family not in ("mlp", "attention", "qk", "linear", "polynomial"):
-        model = as_polynomial_map(model)
     if quantity == "lambda":
         return _write(rlct_certificate(model, seed=seed), path)
     try:

@@ -55,19 +55,20 @@ Two certificate kinds are checked here:
 ``interval_inequality``
     A straight-line program over exact real matrices and a relation between
     its 1 x 1 target and a bound (``docs/interval-inequality.md``), evaluated
-    by :func:`evaluate_program`.  Its claim is the relation and the bound.
+    by :func:`evaluate_program`.  :func:`derive_interval_claim` derives the
+    claim -- the program (sha256 of the payload), its target, the relation and
+    the bound -- and :func:`render_interval_claim` its text; the kernel
+    compares them with the file's claim key for key.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 import re
 from fractions import Fraction
 from functools import reduce
 
-from algebra.checker.kernel import MAX_DIGITS, Reject, fraction, get, int_list, need, small_int
+from algebra.checker.kernel import MAX_DIGITS, Reject, digest, fraction, get, int_list, need, small_int
 
 try:
     import flint
@@ -84,7 +85,8 @@ __all__ = [
     "derive_attention_claim",
     "render_attention_claim",
     "evaluate_program",
-    "check_program",
+    "derive_interval_claim",
+    "render_interval_claim",
 ]
 
 # Working precision in bits.  At the sizes certificates carry (<= 10^6 entries, rows of <= 4096
@@ -214,8 +216,7 @@ def _max_row_l1(rows):
 
 def matrix_digest(block) -> str:
     """sha256 of the canonical JSON of the ``matrix`` block (``Q``, ``K``, ``beta``)."""
-    body = {k: block[k] for k in ("Q", "K", "beta")}
-    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()).hexdigest()
+    return digest({k: block[k] for k in ("Q", "K", "beta")})
 
 
 def _upper(block, A, m, n, eps, notes) -> int:
@@ -367,15 +368,36 @@ def evaluate_program(body, *, prec: int = PRECISION):
         return v, b, bool(test())
 
 
-def check_program(cert, notes) -> None:
-    """Check an ``interval_inequality`` certificate (claim: the payload's relation and bound)."""
+def render_interval_claim(claim: dict) -> str:
+    """The canonical text of a structured ``interval_inequality`` claim.
+
+    Examples
+    --------
+    >>> render_interval_claim({"about": {"payload_sha256": "ab" * 32, "target": "margin"},
+    ...                        "relation": ">", "value": "0"})
+    "the target 'margin' of the straight-line program (payload sha256 abababababababab...) is > 0, enclosed in ball arithmetic"
+    """
+    about = claim["about"]
+    return (f"the target {about['target']!r} of the straight-line program (payload sha256 "
+            f"{about['payload_sha256'][:16]}...) is {claim['relation']} {claim['value']}, enclosed in ball arithmetic")
+
+
+def derive_interval_claim(cert, notes) -> dict:
+    """Evaluate the payload's program in balls; return the claim it proves (raise ``Reject`` if it fails).
+
+    The claim is derived entirely from the payload: the program it is about
+    (sha256 of the canonical payload and the target's name), the relation
+    and the bound (``value``); a file stating another claim is refused by the
+    kernel's ``compare_claim``.
+    """
     body = get(cert, "payload", dict)
-    claim = get(cert, "claim", dict)
-    need(claim.get("relation") == body.get("relation") and claim.get("bound") == body.get("bound"),
-         "claim does not match the payload")
     v, _, ok = evaluate_program(body)
-    need(ok, f"the enclosure {v} of the target does not satisfy {body['relation']} {body['bound']}")
-    notes.append(f"interval enclosure {v} {body['relation']} {body['bound']}")
+    rel, bound = body["relation"], body["bound"]
+    need(ok, f"the enclosure {v} of the target does not satisfy {rel} {bound}")
+    notes.append(f"interval enclosure {v} {rel} {bound}")
+    derived = {"about": {"payload_sha256": digest(body), "target": body["target"]}, "relation": rel, "value": bound}
+    derived["text"] = render_interval_claim(derived)
+    return derived
 
 
 def _step(op, args, env, indices, work):

@@ -782,10 +782,11 @@ def aoyagi(ws, r):
 
 
 def check_interval(cert, notes):
-    """``interval_inequality``: the program is evaluated in the checker's one ball evaluator."""
-    from algebra.checker.attention import check_program
+    """``interval_inequality``: the program is evaluated in the checker's one ball evaluator; returns the
+    derived claim."""
+    from algebra.checker.attention import derive_interval_claim
 
-    check_program(cert, notes)
+    return derive_interval_claim(cert, notes)
 
 
 def check_attention(cert, notes):
@@ -807,8 +808,7 @@ def check(cert) -> str:
     need(isinstance(cert, dict), "the file is not a JSON object")
     need(get(cert, "schema_version", int) == SCHEMA_VERSION, f"unsupported schema_version (this checker reads {SCHEMA_VERSION})")
     body = {k: v for k, v in cert.items() if k != "sha256"}
-    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
-    need(get(cert, "sha256", str) == hashlib.sha256(canonical).hexdigest(), "sha256 does not match the content")
+    need(get(cert, "sha256", str) == digest(body), "sha256 does not match the content")
     kind = get(cert, "kind", str)
     need(kind in KINDS, f"unknown kind {kind!r}")
     claim, notes = get(cert, "claim", dict), []
@@ -821,9 +821,9 @@ def check(cert) -> str:
         derived = check_attention(cert, notes)
     else:
         derived = check_rank(cert, kind, notes)
-    if derived is not None:  # the claim is derived from the data, its text re-rendered
-        compare_claim(claim, derived)
-        notes.append("claim derived and re-rendered")
+    need(isinstance(derived, dict), f"internal: no claim derived for kind {kind!r}")  # every kind derives its claim
+    compare_claim(claim, derived)
+    notes.append("claim derived and re-rendered")
     if "source" in cert:
         notes.append("source: informational, not checked")
     return "; ".join(notes)
@@ -852,13 +852,23 @@ def _bad_constant(name):
     raise Reject(f"JSON constant {name} is not allowed")
 
 
+def certificate_files(paths) -> list:
+    """Expand directories, recursively, into their ``*.json`` files (sorted; every ``index.json`` skipped)."""
+    out = []
+    for p in paths:
+        if not os.path.isdir(p):
+            out.append(p)
+            continue
+        for root, dirs, files in os.walk(p):
+            dirs.sort()
+            out += sorted(os.path.join(root, f) for f in files if f.endswith(".json") and f != "index.json")
+    return out
+
+
 def main(argv=None) -> int:
     """``python -m algebra.checker PATH...``: one verdict line per file (a directory: its ``*.json``
-    except ``index.json``); exit 0 only if all verify."""
-    paths = []
-    for p in sys.argv[1:] if argv is None else argv:
-        paths += sorted(os.path.join(p, f) for f in os.listdir(p) if f.endswith(".json") and f != "index.json") \
-            if os.path.isdir(p) else [p]
+    except ``index.json``, subdirectories included); exit 0 only if all verify."""
+    paths = certificate_files(sys.argv[1:] if argv is None else argv)
     if not paths:
         print("usage: python -m algebra.checker CERTIFICATE.json ...", file=sys.stderr)
         return 2

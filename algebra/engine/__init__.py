@@ -9,6 +9,7 @@ singular-locus analyses -- calls :func:`dimension`.  The engine depends on
 * :mod:`algebra.engine.dimension`: :func:`dimension` and its result.
 * :mod:`algebra.engine.identities`: Schwartz–Zippel tests of polynomial identities
   modulo a fresh 200-bit prime (kernel fields, image equations, Cramer fields).
+* :mod:`algebra.engine.fields`: the rank of kernel fields at a point (the symmetry rung).
 * :mod:`algebra.engine.bottleneck`: the memoized cut bound for deep MLPs.
 """
 

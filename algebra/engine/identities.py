@@ -22,12 +22,13 @@ can only reduce to zero modulo ``q`` when ``q`` divides the content of its
 cleared numerator, and ``q`` is drawn from the ``~2^193`` primes of
 ``[2^200, 2^201)``, so (as in the independent checker,
 :mod:`algebra.checker.kernel`) that adds at most ``2^-120`` per point for
-contents below ``2^(2^70)``; ``q`` passes 40 Miller–Rabin rounds (a composite
-does with probability ``<= 2^-80``).  Matrix identities are tested on a random
+contents below ``2^(2^70)``; ``q`` is proven prime (``flint.fmpz.is_prime``,
+after a BPSW screen).  Matrix identities are tested on a random
 combination of their columns (one more factor ``1/q``).  The prime, the
 point and the combinations are drawn from a seed stream independent of the
-identity, so the result is reproducible from the seed.  One point gives a
-failure probability below ``2^-79``; more points are taken until the bound
+identity, so the result is reproducible from the seed (and calls with one
+seed reuse one primality proof).  One point gives a failure probability below
+``2^-119`` for degrees below ``2^80``; more points are taken until the bound
 is below ``2^-60``.
 
 Arithmetic modulo ``q`` runs through :class:`ResidueField` (object arrays of
@@ -39,6 +40,7 @@ so every model evaluates its Jacobian there unchanged; linear algebra modulo
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from fractions import Fraction
 from math import floor, log2
 
@@ -52,7 +54,6 @@ __all__ = ["ResidueField", "random_prime", "IdentityCheck", "failure_bound", "ke
 
 SZ_BITS = 200  # the identity primes live in [2^200, 2^201)
 TARGET_BITS = 60  # every probabilistic rung fails with probability below 2^-60
-MR_ROUNDS = 40  # Miller-Rabin rounds for the random prime (a composite passes with probability <= 2^-80)
 _CONTENT = Fraction(1, 2**120)  # q divides the content of a nonzero identity (see the module docstring)
 
 
@@ -116,27 +117,22 @@ class ResidueField(NativeField):
         return out
 
 
-def _miller_rabin(n: int, rng: np.random.Generator, rounds: int = MR_ROUNDS) -> bool:
-    """``rounds`` Miller–Rabin rounds with bases from ``rng``: a composite passes with probability ``<= 4^-rounds``."""
-    d, s = n - 1, 0
-    while d % 2 == 0:
-        d, s = d // 2, s + 1
-    for _ in range(rounds):
-        a = 2 + int.from_bytes(rng.bytes(SZ_BITS // 8 + 2), "big") % (n - 3)
-        x = pow(a, d, n)
-        if x in (1, n - 1):
-            continue
-        for _ in range(s - 1):
-            x = x * x % n
-            if x == n - 1:
-                break
-        else:
-            return False
-    return True
+@lru_cache(maxsize=256)
+def _next_prime(n: int) -> int:
+    """The least proven prime ``>= n`` (BPSW screens the candidates, ``fmpz.is_prime`` proves the survivor).
+
+    A pure function of ``n``: every call of the engine with the same seed reuses the proof.
+    """
+    import flint
+
+    n |= 1
+    while not (flint.fmpz(n).is_probable_prime() and flint.fmpz(n).is_prime()):
+        n += 2
+    return n
 
 
 def random_prime(rng: np.random.Generator, bits: int = SZ_BITS) -> int:
-    """A random prime in ``[2^bits, 2^(bits+1))`` drawn from ``rng`` (40 Miller–Rabin rounds, as the checker).
+    """A random proven prime in ``[2^bits, 2^(bits+1))``: the next prime after a point drawn from ``rng``.
 
     Examples
     --------
@@ -144,23 +140,17 @@ def random_prime(rng: np.random.Generator, bits: int = SZ_BITS) -> int:
     >>> q.bit_length(), q % 2
     (201, 1)
     """
-    import flint
-
-    n = int.from_bytes(rng.bytes(bits // 8 + 1), "big") % (1 << bits) | (1 << bits) | 1
-    # BPSW (flint) screens the candidates cheaply; the Miller-Rabin rounds give the quantified bound
-    while not (flint.fmpz(n).is_probable_prime() and _miller_rabin(n, rng)):
-        n += 2
-    return n
+    return _next_prime(int.from_bytes(rng.bytes(bits // 8 + 1), "big") % (1 << bits) | (1 << bits))
 
 
 def failure_bound(degree: int, points: int = 1) -> Fraction:
     """Probability that a false identity of this degree passes ``points`` random points.
 
     Per point: the identity (times a random combination, one more degree)
-    vanishes at the point (``(degree + 1) / q``), ``q`` divides its content
-    (``2^-120``), or ``q`` is composite despite the Miller–Rabin rounds (``2^-80``).
+    vanishes at the point (``(degree + 1) / q``), or ``q`` divides its content
+    (``2^-120``).  ``q`` is a proven prime.
     """
-    per_point = Fraction(max(int(degree), 1) + 1, 2**SZ_BITS) + _CONTENT + Fraction(1, 4**MR_ROUNDS)
+    per_point = Fraction(max(int(degree), 1) + 1, 2**SZ_BITS) + _CONTENT
     return per_point**points
 
 
@@ -255,13 +245,13 @@ def image_equations_hold(model, rng: np.random.Generator) -> IdentityCheck:
     return _run(model, rng, degree, f"{model.image_equation_count()} image equations vanish on the image", test)
 
 
-def cramer_fields_hold(model, rows_jacobian, full_jacobian, rows: tuple, cols: tuple, rng: np.random.Generator) -> IdentityCheck:
+def cramer_fields_hold(model, jacobians, rows: tuple, cols: tuple, rng: np.random.Generator) -> IdentityCheck:
     """Schwartz–Zippel test of the Cramer fields of the block ``J[rows, cols]``.
 
-    ``rows_jacobian(theta, G)`` returns the Jacobian rows ``rows`` (in that
-    order) at ``theta`` over ``G``; ``full_jacobian(theta, x, G)`` returns rows
-    spanning every output at a random input ``x`` (sample mode) or the whole
-    Jacobian (coefficient mode, no inputs).
+    ``jacobians(theta, x, G)`` returns ``(JR, J)`` over ``G``: the Jacobian rows
+    ``rows`` (in that order) at ``theta``, and rows spanning every output at
+    the random input ``x`` (sample mode) or the whole Jacobian (coefficient
+    mode, no inputs).
     """
     r = len(rows)
     degree = (r + 1) * model.joint_degree()
@@ -274,13 +264,12 @@ def cramer_fields_hold(model, rows_jacobian, full_jacobian, rows: tuple, cols: t
         # every row of J must satisfy J[:, N] = J[:, B] Y with Y = J[R,B]^-1 J[R,N]; tested on a
         # random combination c of the columns N (a nonzero J[:, N] - J[:, B] Y survives it but for 1/q)
         c = _random_vector(rng, len(N), G)[:, None]
-        JR = rows_jacobian(theta, G)
+        JR, J = jacobians(theta, x, G)
         try:
             y = _fmpz_mod_mat(JR[:, list(cols)], G.p).solve(_fmpz_mod_mat(G.matmul(JR[:, N], c), G.p))
         except ZeroDivisionError:  # the block is singular at this point: the identity is not shown
             return False
         y = G.array(np.array([[int(y[i, 0])] for i in range(r)], dtype=object).reshape(r, 1))
-        J = full_jacobian(theta, x, G)
         return not any(G.sub(G.matmul(J[:, N], c), G.matmul(J[:, list(cols)], y)).ravel())
 
     return _run(model, rng, degree, f"{P - r} Cramer fields of a {r}x{r} block in ker J", test)

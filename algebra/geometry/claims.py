@@ -7,7 +7,11 @@ model, compares, and writes a certificate: *confirmed* when the certified
 value matches the claim, *refuted* when a certified value contradicts a claim
 under its own hypotheses, *hypothesis fails* when a stated hypothesis (e.g.
 a non-defective architecture) is certified false, *out of reach* when the
-bounds do not decide it.  Nothing here stores a computed result: only what the paper says.
+bounds do not decide it.  A :class:`LambdaClaim` says "lambda = value" (or a
+range) for a model regular in its identifiable coordinates, with its
+:class:`Hypothesis` list (decided by arithmetic or by a certified dimension);
+:func:`modular_addition_map` is the data-restricted model of the grokking
+paper's Section 5.  Nothing here stores a computed result: only what the paper says.
 """
 
 from __future__ import annotations
@@ -202,13 +206,12 @@ class LambdaClaim:
 def modular_addition_map(p: int, K: int, *, lazy_seed: int | None = None):
     """The data-restricted, centred quadratic network of modular addition (grokking paper, Section 5).
 
-    Inputs are the ``p^2`` one-hot pairs ``x = e_a + e_{p+b}`` (``d = 2p``); the
-    outputs are ``P_1^perp sigma(X W) V`` (``n x p``, centred over the data,
-    ``sigma(t) = t^2``), i.e. ``sum_j V[j, c] (h_j(a, b) - mean h_j)`` with
-    ``h_j(a, b) = (W[a, j] + W[p + b, j])^2``.  The parameters are ``W`` (``2p x K``)
-    and ``V`` (``K x p``); with ``lazy_seed`` the first layer is frozen at random
-    integers drawn from that seed (the lazy / random-feature regime of
-    Theorem 5.2) and only ``V`` is a parameter.
+    The map is :class:`algebra.grokking.references.DataRestrictedQuadratic` on all
+    ``p^2`` one-hot pairs ``x = e_a + e_{p+b}`` (``d = 2p``): ``(W, V) ->`` the centred
+    predictions ``P_1^perp (X W)^2 V`` (times ``p^2``, which keeps the rank).  With
+    ``lazy_seed`` the first layer ``W`` is frozen at random integers drawn from that
+    seed (the lazy / random-feature regime of Theorem 5.2) and the result is the
+    polynomial map of ``V`` alone.
 
     Examples
     --------
@@ -219,23 +222,21 @@ def modular_addition_map(p: int, K: int, *, lazy_seed: int | None = None):
     6
     """
     import numpy as np
-    import sympy
 
+    from algebra.certify.symbolic import PolynomialField
+    from algebra.grokking.references import DataRestrictedQuadratic
+    from algebra.grokking.task import modular_addition
     from algebra.models import PolynomialMap
 
-    V = sympy.Matrix(K, p, sympy.symbols(f"v0:{K * p}"))
+    task = modular_addition(p, 1.0)
+    model = DataRestrictedQuadratic(p, K, task.a, task.b)
     if lazy_seed is None:
-        W = sympy.Matrix(2 * p, K, sympy.symbols(f"w0:{2 * p * K}"))
-        params = list(W) + list(V)
-    else:
-        rng = np.random.default_rng(np.random.SeedSequence(lazy_seed))
-        W = sympy.Matrix(rng.integers(-9, 10, size=(2 * p, K)).tolist())
-        params = list(V)
-    pairs = [(a, b) for a in range(p) for b in range(p)]
-    H = [[(W[a, j] + W[p + b, j]) ** 2 for j in range(K)] for a, b in pairs]
-    mean = [sympy.Rational(1, len(pairs)) * sum(H[i][j] for i in range(len(pairs))) for j in range(K)]
-    outs = [sympy.expand(sum((H[i][j] - mean[j]) * V[j, c] for j in range(K))) for i in range(len(pairs)) for c in range(p)]
-    return PolynomialMap(outs, parameters=[str(s) for s in params])
+        return model
+    W = np.random.default_rng(np.random.SeedSequence(lazy_seed)).integers(-9, 10, size=2 * p * K)
+    F = PolynomialField(p * K)  # the parameters are V only
+    theta = np.concatenate([F.array(W), F.variables()])
+    outputs = np.asarray(model.forward(theta, None, F)).ravel()
+    return PolynomialMap([F._lift(y) for y in outputs], parameters=F.names)
 
 
 def grokking_lambda_claims(fast: bool) -> list:
@@ -276,7 +277,7 @@ def grokking_lambda_claims(fast: bool) -> list:
                            nondefective=quadratic_network(d, p, K)),
             ),
             group="lambda", notes={"model": "P_1^perp (X W)^2 V on the p^2 one-hot pairs, W and V free"}))
-    for p, K in [(3, 6)] if fast else [(3, 6), (3, 7), (3, 8), (4, 8), (4, 12)]:
+    for p, K in [(3, 6)] if fast else [(3, 6), (3, 7), (3, 8), (5, 10), (5, 12)]:
         out.append(LambdaClaim(
             f"grokking-cor53-p{p}-K{K}", GROKKING, "Corollary 5.3 (Theorem 5.2)",
             f"modular addition mod p = {p}, width K = {K}, lazy regime (first layer frozen at random): "

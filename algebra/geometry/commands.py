@@ -49,6 +49,8 @@ __all__ = [
     "MODEL_FAMILIES",
     "BUILTIN_EXAMPLES",
     "add_output_options",
+    "add_certificate_option",
+    "write_certificate",
     "add_dimension_options",
     "parse_widths",
     "positive_arg",
@@ -118,6 +120,38 @@ def add_dimension_options(parser) -> None:
     parser.add_argument("--witness", action="store_true",
                         help="also report a nonzero maximal minor (rows, cols) with the point and inputs it is taken at")
     parser.add_argument("--samples", type=positive_arg("--samples"), default=None, help="number of sample inputs (sample mode)")
+
+
+def add_certificate_option(parser) -> None:
+    """``--certificate FILE``: write one certificate of what the command proved (``dim``, ``secant``, ``rlct``)."""
+    parser.add_argument("--certificate", metavar="FILE", default=None,
+                        help="also write a certificate of the result to FILE (re-check it with `neuroalgebra verify FILE`)")
+
+
+def write_certificate(path, emit) -> dict:
+    """Call ``emit(path)`` (an :mod:`algebra.certify` entry point), re-verify the file, and describe it.
+
+    The entry points write atomically, so a failure leaves no file behind.
+    The file is re-read and checked by the independent checker before the
+    command reports it; the description says what the certificate proves
+    (``kind``, ``relation``, ``value``), which for an uncertified result is
+    only the proven lower bound.
+    """
+    from algebra.checker import check_file
+
+    try:
+        emitted = emit(path)
+    except OSError as exc:
+        raise InputError("--certificate", str(path), f"a writable file path ({exc.strerror or exc})") from None
+    ok, reason = check_file(str(path))[:2]
+    claim = emitted.certificate["claim"]
+    return {"path": str(path), "kind": emitted.kind, "relation": claim.get("relation"), "value": claim.get("value"),
+            "verified": bool(ok), "checker": reason}
+
+
+def _print_certificate(info: dict) -> None:
+    print(f"certificate: {info['path']} ({info['kind']}: {info['relation']} {info['value']}; "
+          f"independent checker: {'VERIFIED' if info['verified'] else 'REJECTED'})")
 
 
 # -- model families of `dim` -----------------------------------------------------------------
@@ -305,8 +339,13 @@ def _run_dim(args) -> int:
         res = dimension(model, samples=args.samples, **_engine_options(args))
     except ResourceError as exc:
         raise _size_error(args, exc) from None
+    cert = None
+    if args.certificate:
+        from algebra.certify import certify_model
+
+        cert = write_certificate(args.certificate, lambda path: certify_model(model, path, seed=args.seed))
     if args.json:
-        print(json.dumps(res.to_json(), indent=2))
+        print(json.dumps(dict(res.to_json(), **({"certificate": cert} if cert else {})), indent=2))
     else:
         print(_table([_row(args.family, res)]))
         print(f"upper bound from: {res.upper_bound_reason}")
@@ -316,6 +355,8 @@ def _run_dim(args) -> int:
             print(f"certified: false -- dimension >= {res.lower_bound} proven, <= {res.upper_bound} proven")
         if res.witness is not None:
             print(json.dumps({"witness": res.to_json()["witness"]}))
+        if cert:
+            _print_certificate(cert)
     return 0
 
 
@@ -353,13 +394,20 @@ def _run_secant(args) -> int:
     if X.ambient_dimension() * args.k * X.parameter_count > 20_000_000:
         raise InputError("--k", args.k, "a smaller problem (the Terracini matrix would exceed 20M entries)")
     res = secant_dimension(X, args.k, seed=args.seed, prime=args.prime)
+    cert = None
+    if args.certificate:
+        from algebra.certify import certify_secant
+
+        cert = write_certificate(args.certificate, lambda path: certify_secant(X, args.k, path, seed=args.seed))
     if args.json:
-        print(json.dumps(res.to_json(), indent=2))
+        print(json.dumps(dict(res.to_json(), **({"certificate": cert} if cert else {})), indent=2))
     else:
         print(f"sigma_{res.k} of {res.variety.get('family')} {res.variety.get('factors', '')}: dimension of the affine cone {res.dimension} "
               f"(expected {res.expected_dimension}, ambient {res.ambient_dimension})")
         print(f"bounds [{res.lower_bound}, {res.upper_bound}]  certified: {'yes' if res.certified else 'NO'}  status: {res.status}")
         print(f"upper bound from: {res.upper_bound_reason}")
+        if cert:
+            _print_certificate(cert)
     return 0
 
 
@@ -512,6 +560,7 @@ def register(subparsers) -> None:
         q = fams.add_parser(name, help=family.help)
         family.add_arguments(q)
         add_dimension_options(q)
+        add_certificate_option(q)
 
     p = subparsers.add_parser("secant", help="certified dimension of a secant variety (Terracini)",
                               description="Dimension of the affine cone over sigma_k(X) for a Veronese, Segre or "
@@ -527,6 +576,7 @@ def register(subparsers) -> None:
     p.add_argument("--k", type=positive_arg("--k"), required=True, help="number of points (atoms)")
     p.add_argument("--prime", type=int, default=DEFAULT_PRIME)
     add_output_options(p)
+    add_certificate_option(p)
     p.set_defaults(handler=_run_secant)
 
     p = subparsers.add_parser("secant-table", help="sweep secant dimensions; CSV + Markdown of defective cases",

@@ -353,6 +353,10 @@ class SecantResult:
             "upper_bound": self.upper_bound,
             "certified": self.certified,
             "upper_bound_reason": self.upper_bound_reason,
+            "rung": "flattenings" if self.flattening and self.upper_bound == self.flattening["upper_bound"]
+            else self.engine.get("rung"),
+            "failure_probability": None if self.flattening and self.upper_bound == self.flattening["upper_bound"]
+            else self.engine.get("failure_probability"),
             "ambient_dimension": self.ambient_dimension,
             "atom_dimension": self.atom_dimension,
             "atom_certified": self.engine.get("atom_certified", True),

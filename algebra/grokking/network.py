@@ -29,7 +29,12 @@ import numpy as np
 from algebra.errors import InputError
 from algebra.models.base import positive_int
 
-__all__ = ["CentredLoss", "parameter_count", "split", "init_params", "predict"]
+__all__ = ["CentredLoss", "parameter_count", "split", "init_params", "predict", "HVP_FLOATS"]
+
+#: Hessian-vector products are taken in chunks of directions holding at most this many
+#: floats per ``(directions, n, K)`` array (~40 MB), so 100 Hutchinson probes of the
+#: paper's size (n = 1123, K = 1024) do not need 1 GB per intermediate.
+HVP_FLOATS = 5_000_000
 
 
 def parameter_count(p: int, K: int) -> int:
@@ -201,6 +206,10 @@ class CentredLoss:
         True
         """
         D = np.atleast_2d(np.asarray(D, dtype=float))
+        # directions in chunks: each one holds (n, K) arrays, and Hutchinson asks for 100 at once
+        chunk = max(1, int(HVP_FLOATS // (self.n * self.K)))
+        if D.shape[0] > chunk:
+            return np.concatenate([self.hessian_vector(w, D[i:i + chunk]) for i in range(0, D.shape[0], chunk)])
         w = np.asarray(w, dtype=float).reshape(1, -1)
         Wm, V, H, A, R, a, b = self._parts(w, None)
         dW, dV = split(D, self.p, self.K)

@@ -10,10 +10,15 @@ with the multi-chain effective sample size of
 autocorrelation *and* disagreement between chains widen the interval (not
 only the spread of the chain means, as devinterp's ``llc/std``).
 
-Bias-reduced estimator (same appendix, "Temperature sweep"): since
+Temperature fit (same appendix, "Temperature sweep"): since
 ``nbeta (E L - L*) = lambda - (m - 1)/log(nbeta) + o(1)`` (eq. (7)),
-regress ``lambda_hat_j`` on ``1/log(nbeta_j)`` by weighted least squares
-and report the intercept with its standard error.
+:func:`multi_temperature` regresses ``lambda_hat_j`` on ``1/log(nbeta_j)``
+by weighted least squares.  The calibration uses the fit as a diagnostic
+only (its slope bounds the remaining bias; its intercept is not reported:
+at reachable ``nbeta`` the ``o(1)`` terms dominate on m = 1 models, see
+:mod:`algebra.numeric.calibration`).  :func:`tempered_expectation` computes
+the exact finite-``nbeta`` target by quadrature for models with at most two
+parameters, the reference that tests hold the samplers to.
 """
 
 from __future__ import annotations

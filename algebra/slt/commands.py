@@ -62,9 +62,9 @@ def parse_generators(texts, variables_text: str | None = None) -> tuple:
     return gens, variables
 
 
-def _print_lc(lc, as_json: bool) -> int:
+def _print_lc(lc, as_json: bool, cert: dict | None = None) -> int:
     if as_json:
-        print(json.dumps(lc.to_json(), indent=2))
+        print(json.dumps(dict(lc.to_json(), **({"certificate": cert} if cert else {})), indent=2))
         return 0
     rows = [("lambda", str(lc.lam)), ("multiplicity", str(lc.multiplicity)), ("theorem", lc.theorem), ("case", lc.case)]
     for key, value in lc.extra.items():
@@ -72,13 +72,33 @@ def _print_lc(lc, as_json: bool) -> int:
     width = max(len(k) for k, _ in rows)
     for k, v in rows:
         print(f"{k.ljust(width)}  {v}")
+    if cert:
+        from algebra.geometry.commands import _print_certificate
+
+        _print_certificate(cert)
     return 0
+
+
+def _certificate(args, emit) -> dict | None:
+    """Write the certificate asked for with ``--certificate FILE`` (``emit(path)`` is an algebra.certify entry point)."""
+    if not getattr(args, "certificate", None):
+        return None
+    from algebra.geometry.commands import write_certificate
+
+    return write_certificate(args.certificate, emit)
+
+
+def _formula(args, name: str, *values) -> dict | None:
+    from algebra.certify import certify_formula
+
+    return _certificate(args, lambda path: certify_formula(name, values, path))
 
 
 def _run_rrr(args) -> int:
     from algebra.slt.formulas import reduced_rank_regression
 
-    return _print_lc(reduced_rank_regression(args.M, args.N, args.H, args.r), args.json)
+    lc = reduced_rank_regression(args.M, args.N, args.H, args.r)
+    return _print_lc(lc, args.json, _formula(args, "reduced_rank_regression", args.M, args.N, args.H, args.r))
 
 
 def _run_dln(args) -> int:
@@ -86,13 +106,16 @@ def _run_dln(args) -> int:
 
     from algebra.geometry.commands import parse_widths
 
-    return _print_lc(deep_linear_network(parse_widths(args.widths), args.r), args.json)
+    widths = parse_widths(args.widths)
+    lc = deep_linear_network(widths, args.r)
+    return _print_lc(lc, args.json, _formula(args, "deep_linear_network", widths, args.r))
 
 
 def _run_qk(args) -> int:
     from algebra.slt.formulas import query_key
 
-    return _print_lc(query_key(args.d, args.k, args.r), args.json)
+    lc = query_key(args.d, args.k, args.r)
+    return _print_lc(lc, args.json, _formula(args, "query_key", args.d, args.k, args.r))
 
 
 def _run_regular(args) -> int:
@@ -102,9 +125,15 @@ def _run_regular(args) -> int:
 
 
 def _run_quadratic(args) -> int:
+    from algebra.certify import certify_model
     from algebra.slt.regular import quadratic_network
 
-    return _print_lc(quadratic_network(args.d, args.outputs, args.width, bias=args.bias, seed=args.seed), args.json)
+    from algebra.models import quadratic_network as network
+
+    lc = quadratic_network(args.d, args.outputs, args.width, bias=args.bias, seed=args.seed)
+    model = network(args.d, args.outputs, args.width, bias=args.bias)
+    cert = _certificate(args, lambda path: certify_model(model, path, seed=args.seed, quantity="lambda"))
+    return _print_lc(lc, args.json, cert)
 
 
 def _run_poly(args) -> int:
@@ -177,17 +206,22 @@ def register(subparsers) -> None:
         p.set_defaults(handler=handler)
         return p
 
-    p = add("rrr", "reduced rank regression, Aoyagi & Watanabe (2005)", _run_rrr)
+    def certifiable(p):
+        p.add_argument("--certificate", metavar="FILE", default=None,
+                       help="also write a certificate of lambda to FILE (re-check it with `neuroalgebra verify FILE`)")
+        return p
+
+    p = certifiable(add("rrr", "reduced rank regression, Aoyagi & Watanabe (2005)", _run_rrr))
     p.add_argument("--M", type=_int("--M", 1), required=True, help="input dimension")
     p.add_argument("--N", type=_int("--N", 1), required=True, help="output dimension")
     p.add_argument("--H", type=_int("--H", 1), required=True, help="hidden width")
     p.add_argument("--r", type=_int("--r", 0), required=True, help="rank of the true map")
 
-    p = add("dln", "deep linear network, Aoyagi (2024)", _run_dln)
+    p = certifiable(add("dln", "deep linear network, Aoyagi (2024)", _run_dln))
     p.add_argument("--widths", required=True, help="d0,...,dL from input to output, e.g. 4,3,3,5")
     p.add_argument("--r", type=_int("--r", 0), required=True, help="rank of the true product")
 
-    p = add("qk", "query-key composite A B^T, graph-attention paper Theorem 2", _run_qk)
+    p = certifiable(add("qk", "query-key composite A B^T, graph-attention paper Theorem 2", _run_qk))
     p.add_argument("--d", type=_int("--d", 1), required=True, help="embedding dimension")
     p.add_argument("--k", type=_int("--k", 1), required=True, help="query/key width (k <= d)")
     p.add_argument("--r", type=_int("--r", 0), required=True, help="teacher rank (r <= k)")
@@ -195,7 +229,7 @@ def register(subparsers) -> None:
     p = add("regular", "regular model: lambda = rank/2", _run_regular)
     p.add_argument("--rank", type=_int("--rank", 0), required=True, help="number of identifiable directions")
 
-    p = add("quadratic", "quadratic network: lambda = certified secant dimension / 2 (grokking paper)", _run_quadratic)
+    p = certifiable(add("quadratic", "quadratic network: lambda = certified secant dimension / 2 (grokking paper)", _run_quadratic))
     p.add_argument("--d", type=_int("--d", 1), required=True, help="input dimension")
     p.add_argument("--outputs", type=_int("--outputs", 1), required=True, help="number of outputs p")
     p.add_argument("--width", type=_int("--width", 1), required=True, help="hidden width K")

@@ -96,7 +96,9 @@ def quadratic_network(d: int, outputs: int, width: int, *, bias: bool = False, s
     LearningCoefficient
         ``extra`` holds the certified dimension, its bounds, the seed, the
         paper's closed form (``paper_value``, ``paper_result``) and
-        ``agrees_with_paper``.
+        ``agrees_with_paper`` and ``verdict`` (``confirmed``, ``hypothesis fails``
+        -- Corollary 4.2 assumes a non-defective architecture --, ``refuted`` or
+        ``out of reach``).
 
     Raises
     ------
@@ -111,8 +113,8 @@ def quadratic_network(d: int, outputs: int, width: int, *, bias: bool = False, s
     >>> str(lc.lam), lc.extra["agrees_with_paper"]
     ('16', True)
     >>> lc = quadratic_network(4, 1, 2)     # rank-2 symmetric matrices: defective
-    >>> str(lc.lam), lc.extra["paper_value"], lc.extra["agrees_with_paper"]
-    ('7/2', '4', False)
+    >>> str(lc.lam), lc.extra["paper_value"], lc.extra["agrees_with_paper"], lc.extra["verdict"]
+    ('7/2', '4', False, 'hypothesis fails')
     """
     from algebra.engine import dimension
     from algebra.models import QuadraticNetwork
@@ -136,9 +138,26 @@ def quadratic_network(d: int, outputs: int, width: int, *, bias: bool = False, s
         "paper_result": which,
         "agrees_with_paper": None if paper is None else paper == lam,
     }
+    # The verdict vocabulary of the certificate catalogue.  Corollary 4.2 is
+    # stated for non-defective architectures only: when the certified dimension
+    # is below the expected count min(K(d+p-1), p d(d+1)/2), its hypothesis is
+    # false and the corollary says nothing ("hypothesis fails"), it is not refuted.
+    expected = min(K * (d + p - 1), p * d * (d + 1) // 2)
+    if paper is None:
+        verdict = "out of reach"
+    elif paper == lam:
+        verdict = "confirmed"
+    elif which.startswith("Corollary 4.2") and dim < expected:
+        verdict = "hypothesis fails"
+        extra["failed_hypothesis"] = f"non-defective architecture: certified dimension {dim} < expected count {expected}"
+    else:
+        verdict = "refuted"
+    extra["verdict"] = verdict
     case = f"generic point; certified dimension {dim} of {res.ambient_dimension} (identifiable space)"
-    if paper is not None and paper != lam:
-        case += f"; the paper's {which} gives {paper} (defective here)"
+    if verdict == "hypothesis fails":
+        case += f"; the paper's {which} ({paper}) does not apply: the architecture is defective"
+    elif verdict == "refuted":
+        case += f"; the paper's {which} gives {paper}, refuted"
     inputs = {"d": d, "outputs": p, "width": K, "bias": bias}
     return LearningCoefficient(lam, 1, THEOREM_41, case, inputs, extra)
 

@@ -11,13 +11,20 @@ def independent_check():
     """Run an ``interval_inequality`` payload through the independent checker.
 
     The payload is wrapped in the minimal sealed certificate envelope the checker reads
-    (schema_version, kind, claim = the payload's relation and bound, payload).
+    (schema_version, kind, payload, and the claim such a payload would prove: the program's
+    sha256, its target, relation and bound, rendered by the checker).
     """
+    from algebra.checker.attention import render_interval_claim
+    from algebra.checker.kernel import digest
 
-    def run(payload, text="attention approximation-rank payload"):
-        body = {"schema_version": 1, "kind": "interval_inequality",
-                "claim": {"text": text, "relation": payload.get("relation"), "bound": payload.get("bound")},
-                "payload": payload}
+    def run(payload):
+        claim = {"about": {"payload_sha256": digest(payload), "target": payload.get("target")},
+                 "relation": payload.get("relation"), "value": payload.get("bound")}
+        try:
+            claim["text"] = render_interval_claim(claim)
+        except (KeyError, TypeError):
+            return False
+        body = {"schema_version": 1, "kind": "interval_inequality", "claim": claim, "payload": payload}
         try:
             check(seal(body))
             return True

@@ -44,3 +44,33 @@ def test_verify_empty_and_export_errors(tmp_path, capsys):
     assert main(["export", "singular", str(tmp_path / "missing.json")]) == 2
     (tmp_path / "f.json").write_text("{}")
     assert main(["export", "singular", str(tmp_path / "f.json")]) == 2
+
+
+def test_verify_recurses_into_subdirectories(tmp_path, capsys):
+    """``verify certificates/`` must reach ``certificates/attention/`` (the README's main job)."""
+    import shutil
+
+    from algebra.attention_rank.head_certificates import committed_directory
+    from algebra.checker import main as checker_main
+
+    sub = tmp_path / "attention"
+    sub.mkdir()
+    shutil.copy(committed_directory() / "minilm-L2-H3.json", sub / "minilm-L2-H3.json")
+    (tmp_path / "index.json").write_text("{}")  # indexes are skipped at every level
+    (sub / "index.json").write_text("{}")
+    capsys.readouterr()
+    assert main(["verify", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert f"{sub / 'minilm-L2-H3.json'}: VERIFIED (" in out and "1 of 1 verified" in out
+    (sub / "deep").mkdir()
+    (sub / "deep" / "x.json").write_text("not json")
+    assert main(["verify", str(tmp_path)]) == 1
+    assert f"{sub / 'deep' / 'x.json'}: NOT VERIFIED: not valid JSON" in capsys.readouterr().out
+    assert checker_main([str(tmp_path)]) == 1  # python -m algebra.checker expands directories the same way
+    out = capsys.readouterr().out
+    assert "minilm-L2-H3.json: VERIFIED (" in out and "x.json: NOT VERIFIED: not valid JSON" in out
+
+
+def test_certify_accepts_the_sweep_options(tmp_path, capsys):
+    assert main(["certify", "--fast", "--quiet", "--out", str(tmp_path), "--workers", "0"]) == 2
+    assert "--workers" in capsys.readouterr().err

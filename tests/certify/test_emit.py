@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from algebra.certify.emit import (
+    attention_certificate,
     checker_spec,
     dimension_certificate,
     formula_certificate,
@@ -17,7 +18,7 @@ from algebra.certify.emit import (
 )
 from algebra.certify.schema import validate
 from algebra.certify.symbolic import symbolic_symmetry_fields
-from algebra.errors import InputError
+from algebra.errors import CertificateError, InputError
 from algebra.exact.field import PrimeField
 from algebra.models import MLP, DeepLinear, LightningAttention, PolynomialMap, QueryKey, quadratic_network, shallow_network
 
@@ -90,8 +91,21 @@ def test_formula_and_interval_certificates():
     from algebra.attention_rank.certificates import approximation_rank_certificates
 
     res = approximation_rank_certificates(np.eye(3), np.eye(3), 6.0, 0.25)
-    e = interval_certificate(res["upper_svd"], text="upper")
-    assert e.kind == "interval_inequality"
+    e = interval_certificate(res["upper_svd"], statement="upper")
+    assert e.kind == "interval_inequality" and e.certificate["source"] == {"statement": "upper"}
+    claim = e.certificate["claim"]
+    assert (claim["relation"], claim["value"]) == (res["upper_svd"]["relation"], res["upper_svd"]["bound"])
+    validate(e.certificate)
+    bad = dict(res["upper_svd"], bound="0x1p-60")  # no rank-k approximant has error below 2^-60 here
+    with pytest.raises(CertificateError, match="does not hold"):
+        interval_certificate(bad)
+
+
+@pytest.mark.parametrize("claimed, verdict", [(3, "confirmed"), (2, "refuted"), (4, "refuted")])
+def test_attention_certificate_verdict_is_computed(claimed, verdict):
+    """softmax(6 I_3) at eps = 1/4: rows within 4/(e^6 + 2) < 1 - eps of the identity's, so r_eps = 3."""
+    e = attention_certificate(np.eye(3), np.eye(3), 6.0, 0.25, claimed=claimed)
+    assert (e.kind, e.lower, e.upper, e.verdict) == ("attention_rank", 3, 3, verdict)
     validate(e.certificate)
 
 

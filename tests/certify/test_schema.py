@@ -26,13 +26,19 @@ def test_schema_rejects_shapes():
 
 
 def test_committed_certificates_match_the_schema_and_verify():
-    files = sorted(p for p in CERTS.glob("*.json") if p.name != "index.json")
+    """Every committed certificate, subdirectories (the 72 ``attention/`` heads) included, is listed in
+    index.json, matches the schema and verifies: the CI run of ``neuroalgebra verify certificates/``."""
+    from algebra.certify.commands import certificate_paths
+
+    files = [Path(p) for p in certificate_paths([CERTS])]
     if not files:
         pytest.skip("no committed certificates (run `neuroalgebra certify`)")
     index = json.loads((CERTS / "index.json").read_text())
-    listed = {c["file"] for c in index["claims"] if c["file"]}
-    assert listed == {p.name for p in files}
-    for path in files:  # the full verify of the committed catalogue (a few seconds)
+    listed = {c["file"] for c in index["claims"] + index.get("facts", []) if c["file"]}
+    assert listed == {p.relative_to(CERTS).as_posix() for p in files}
+    assert sum(p.parent.name == "attention" for p in files) == 72
+    assert all(f["verdict"] == "certified" for f in index["facts"])
+    for path in files:  # the full verify of the committed catalogue and heads (a few seconds)
         validate(json.loads(path.read_text()))
         ok, reason = check_file(str(path))
         assert ok, (path.name, reason)

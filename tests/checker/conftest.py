@@ -47,12 +47,24 @@ def base_certificates() -> dict:
 
 @pytest.fixture(scope="session")
 def interval_certificates() -> dict:
-    """Interval certificates of the attention-rank producer (their checker is issue 11 item 2's)."""
-    from algebra.attention_rank.certificates import approximation_rank_certificates
+    """Interval and attention-rank certificates, with their true values from theory.
+
+    * ``interval-lower``: the selection/decoder payload of ``softmax(6 I_3)`` at eps = 1/4,
+      whose target ``||S A D - I||`` is ``2 * 2 / (e^6 + 2) ~ 0.0099`` (true value: the
+      inequality ``< 1 - eps`` holds; the claim's bound is the payload's);
+    * ``interval-exp``: ``exp(1/3) < 1.4`` (exp(1/3) = 1.3956...);
+    * ``attention-eye``: ``r_eps(softmax(6 I_3)) = 3`` at eps = 1/4 (the rows are within
+      2 * 2 / (e^6 + 2) of the identity's, far inside 1 - eps: full rank is needed and enough).
+    """
+    from algebra.attention_rank.certificates import approximation_rank_certificates, attention_rank_certificate
 
     eye = np.eye(3)
     res = approximation_rank_certificates(eye, eye, 6.0, 0.25)
-    return {"interval-lower": (interval_certificate(res["lower"], text="lower").certificate, None)}
+    exp_payload = {"arrays": {}, "scalars": {"x": "1/3"}, "program": [{"out": "y", "op": "exp", "args": ["x"]}],
+                   "target": "y", "relation": "<", "bound": "1.4"}
+    return {"interval-lower": (interval_certificate(res["lower"], statement="lower").certificate, None),
+            "interval-exp": (interval_certificate(exp_payload).certificate, "1.4"),
+            "attention-eye": (attention_rank_certificate(eye, eye, 6.0, 0.25), 3)}
 
 
 @pytest.fixture

@@ -241,7 +241,7 @@ def test_interval_mutations(interval_certificates):
         return json.loads(json.dumps(interval_certificates["interval-lower"][0]))
 
     c = fresh()
-    c["payload"]["bound"] = c["claim"]["bound"] = "0x1.0p-40"
+    c["payload"]["bound"] = c["claim"]["value"] = "0x1.0p-40"
     assert rejects(c, "does not satisfy")
     c = fresh()
     c["payload"]["relation"] = c["claim"]["relation"] = ">"
@@ -253,8 +253,11 @@ def test_interval_mutations(interval_certificates):
     c["payload"]["arrays"] = {"Q": {"shape": [10**6, 10**6], "data": []}}
     assert rejects(c, "too large")
     c = fresh()
-    c["claim"]["bound"] = "1/1000"
-    assert rejects(c, "claim does not match")
+    c["claim"]["value"] = "1/1000"
+    assert rejects(c, "claim.value differs")
+    c = fresh()
+    c["claim"]["about"]["payload_sha256"] = "0" * 64  # a claim about another program
+    assert rejects(c, "claim.about differs")
     c = fresh()
     c["payload"]["program"] = [{"out": "S", "op": "matmul", "args": ["Q", "Q"]}] * 10**4 + c["payload"]["program"]
     assert rejects(c, "operations|too long")
@@ -344,4 +347,4 @@ def test_interval_programs_agree_with_the_producer():
     payloads = [res[k] for k in ("upper_svd", "upper_representative", "lower") if res[k] is not None]
     assert len(payloads) >= 2
     for payload in payloads:
-        assert chk.check(interval_certificate(payload, text="t").certificate).startswith("interval enclosure")
+        assert chk.check(interval_certificate(payload, statement="t").certificate).startswith("interval enclosure")

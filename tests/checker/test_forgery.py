@@ -12,11 +12,13 @@ to re-render the text after editing a value.
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 
 import pytest
 
+import algebra.checker.attention as att
 import algebra.checker.kernel as chk
 from algebra.certify.canonical import render, seal
 
@@ -172,34 +174,158 @@ def test_source_is_informational(base_certificates):
     assert "source: informational, not checked" in chk.check(seal(c))
 
 
+# -- attention rank: the claim binds Q, K, beta; its value and text are derived ------------------------
+def _attention(interval_certificates):
+    """``softmax(6 I_3)`` at eps = 1/4: true r_eps = 3 (see conftest)."""
+    return json.loads(json.dumps(interval_certificates["attention-eye"][0]))
+
+
+def test_an_attention_claim_with_another_value_or_text_is_refused(interval_certificates):
+    truth = interval_certificates["attention-eye"][1]
+    c = _attention(interval_certificates)
+    assert (c["claim"]["relation"], c["claim"]["value"]) == ("==", truth) and verdict(c)
+    for forged in (truth - 1, truth + 1, 50):
+        c = _attention(interval_certificates)
+        c["claim"]["value"] = forged  # the text still says the truth
+        assert not verdict(c)
+        c["claim"]["text"] = att.render_attention_claim(c["claim"])  # a forger who re-renders the text too
+        assert not verdict(c)
+        c = _attention(interval_certificates)
+        c["claim"]["text"] = c["claim"]["text"].replace(f"== {truth} ", f"== {forged} ")  # only the text
+        assert f"== {forged} " in c["claim"]["text"] and not verdict(c)
+
+
+def test_attention_weaker_true_claims_are_accepted_and_false_ones_refused(interval_certificates):
+    c = _attention(interval_certificates)
+    del c["approximant"]  # only the lower bound: "r_eps >= 3" is true
+    c["claim"].update(relation=">=")
+    c["claim"]["text"] = att.render_attention_claim(c["claim"])
+    assert verdict(c)
+    c = _attention(interval_certificates)
+    del c["selection"]  # only the upper bound: "r_eps <= 3" is true
+    c["claim"].update(relation="<=")
+    c["claim"]["text"] = att.render_attention_claim(c["claim"])
+    assert verdict(c)
+    c["claim"].update(value=2)  # "r_eps <= 2" is false
+    c["claim"]["text"] = att.render_attention_claim(c["claim"])
+    assert not verdict(c)
+    c = _attention(interval_certificates)
+    c["selection"]["rows"] = [0, 1]  # proves only r_eps >= 2 ...
+    c["selection"]["decoder"] = [0, 1, -1]
+    assert not verdict(c)  # ... so the claim "== 3" is not derived
+    c = _attention(interval_certificates)
+    c["approximant"] = {"method": "rows", "assign": [0, 0, 0]}  # one row for all: error 2 * (1 - 2/(e^6+2)) > eps
+    assert not verdict(c)
+
+
+def test_attention_matrix_and_eps_mutations(interval_certificates):
+    c = _attention(interval_certificates)
+    c["matrix"]["beta"] = "0"  # every row uniform: another matrix (its true r_eps is 1)
+    assert not verdict(c)  # the claim names the old matrix
+    c["claim"]["matrix"]["sha256"] = att.matrix_digest(c["matrix"])
+    c["claim"]["text"] = att.render_attention_claim(c["claim"])
+    assert not verdict(c)  # named correctly, the lower bound 3 fails for the uniform matrix
+    c = _attention(interval_certificates)
+    assert c["matrix"]["Q"]["data"][0] == "0x1p+0"
+    c["matrix"]["Q"]["data"][0] = "1"  # the same number spelled as an integer: the claim names other data ...
+    assert not verdict(c)
+    c["claim"]["matrix"]["sha256"] = att.matrix_digest(c["matrix"])
+    c["claim"]["text"] = att.render_attention_claim(c["claim"])
+    assert verdict(c)  # ... renamed, it is the same matrix and the claim is true
+    c["matrix"]["Q"]["data"][1] = "1"  # row 0 of Q becomes (1, 1, 0): another matrix
+    assert not verdict(c)
+    c = _attention(interval_certificates)
+    c["claim"]["eps"] = "1/2"  # true too: 4/(e^6 + 2) + 1/2 < 1 and B = A is exact
+    c["claim"]["text"] = att.render_attention_claim(c["claim"])
+    assert verdict(c)
+    c["claim"]["eps"] = "2/4"  # not in lowest terms: not the canonical claim
+    assert not verdict(c)
+
+
+# -- interval inequalities: the program, the relation and the bound are the claim --------------------
+def _interval(interval_certificates):
+    """``exp(1/3) < 1.4``: exp(1/3) = 1.39561..."""
+    return json.loads(json.dumps(interval_certificates["interval-exp"][0]))
+
+
+def test_interval_claim_forgeries(interval_certificates):
+    assert 1.3956 < math.exp(1 / 3) < 1.3957  # the oracle: the standard library, not the checker
+    c = _interval(interval_certificates)
+    assert (c["claim"]["relation"], c["claim"]["value"]) == ("<", interval_certificates["interval-exp"][1])
+    assert verdict(c)
+    for forged in ("1.3", "1.39", "1.3957"):  # false, false, true -- but the payload still says 1.4
+        c = _interval(interval_certificates)
+        c["claim"]["value"] = forged
+        assert not verdict(c)
+        c["claim"]["text"] = att.render_interval_claim(c["claim"])
+        assert not verdict(c)
+    for bound, holds in (("1.3", False), ("1.3956", False), ("1.3957", True), ("2", True)):
+        c = _interval(interval_certificates)  # payload and claim edited together: true exactly when it holds
+        c["payload"]["bound"] = c["claim"]["value"] = bound
+        c["claim"]["about"]["payload_sha256"] = chk.digest(c["payload"])
+        c["claim"]["text"] = att.render_interval_claim(c["claim"])
+        assert verdict(c) is holds, bound
+    c = _interval(interval_certificates)
+    c["claim"]["text"] = c["claim"]["text"].replace("< 1.4", "< 1.3")
+    assert "< 1.3" in c["claim"]["text"] and not verdict(c)
+    c = _interval(interval_certificates)
+    c["payload"]["scalars"]["x"] = "1/2"  # exp(1/2) = 1.6487 > 1.4: another program, and false
+    assert not verdict(c)
+    c = _interval(interval_certificates)
+    c["payload"]["relation"] = c["claim"]["relation"] = ">"  # exp(1/3) > 1.4: false
+    c["claim"]["about"]["payload_sha256"] = chk.digest(c["payload"])
+    c["claim"]["text"] = att.render_interval_claim(c["claim"])
+    assert not verdict(c)
+    c["payload"]["relation"] = c["claim"]["relation"] = "<="  # weaker and true
+    c["claim"]["about"]["payload_sha256"] = chk.digest(c["payload"])
+    c["claim"]["text"] = att.render_interval_claim(c["claim"])
+    assert verdict(c)
+
+
 # -- every committed certificate: editing the value or the number in its text is refused -------------
+HEAD_SAMPLE = 5  # of the 72 committed head certificates (each re-check rebuilds a 64 x 64 matrix, twice)
+
+
 def _committed():
-    return sorted(p for p in CERTS.glob("*.json") if p.name != "index.json")
+    """The committed catalogue (every kind) and an evenly spaced sample of the committed head certificates."""
+    top = sorted(p for p in CERTS.glob("*.json") if p.name != "index.json")
+    heads = sorted((CERTS / "attention").glob("*.json"))
+    return top + heads[::max(1, len(heads) // HEAD_SAMPLE)][:HEAD_SAMPLE]
 
 
-def _bump_number(text: str) -> str:
+def _bump_number(text: str, first: bool = False) -> str:
+    """Increase the last (``first``: the first) free-standing integer of ``text`` by one."""
     m = list(re.finditer(r"(?<![\w/.])(\d+)(?![\w/])", text))
     assert m, text
-    last = m[-1]
-    return text[:last.start()] + str(int(last.group()) + 1) + text[last.end():]
+    hit = m[0] if first else m[-1]
+    return text[:hit.start()] + str(int(hit.group()) + 1) + text[hit.end():]
+
+
+def _bump_value(value):
+    if isinstance(value, list):  # an attention range [lo, hi]
+        return [value[0], value[1] + 1]
+    return value + 1 if isinstance(value, int) else value + "1"
 
 
 def test_every_committed_certificate_refuses_an_edited_value_or_text(tmp_path):
-    files = [p for p in _committed() if json.loads(p.read_text())["kind"] not in ("interval_inequality", "attention_rank")]
+    files = _committed()
     if not files:
         pytest.skip("no committed certificates (run `neuroalgebra certify`)")
+    kinds = set()
     for path in files:
         cert = json.loads(path.read_text())
-        value = cert["claim"]["value"]
+        kinds.add(cert["kind"])
         bad = json.loads(json.dumps(cert))
-        bad["claim"]["value"] = value + 1 if isinstance(value, int) else value + "1"
+        bad["claim"]["value"] = _bump_value(cert["claim"]["value"])
         target = tmp_path / path.name
         target.write_bytes(render(seal(bad)))
         assert not chk.check_file(str(target))[0], path.name
         bad = json.loads(json.dumps(cert))
-        bad["claim"]["text"] = _bump_number(bad["claim"]["text"])
+        bad["claim"]["text"] = _bump_number(bad["claim"]["text"], first=cert["kind"] == "attention_rank")
         target.write_bytes(render(seal(bad)))
         assert not chk.check_file(str(target))[0], path.name
+    if (CERTS / "attention").is_dir():
+        assert "attention_rank" in kinds
 
 
 def test_newton_distance_forgeries():

@@ -149,3 +149,15 @@ def test_absurd_sizes_are_refused_before_allocating():
     assert res.mode == "sample" and res.certified and res.dimension == 36
     with pytest.raises(ResourceError, match="entries"):
         dimension(MLP((1_000_000, 2, 1), "t^2"))
+
+
+def test_a_cramer_block_above_the_limit_is_skipped_with_a_note(monkeypatch):
+    """Skipping the fallback leaves the result honestly uncertified and says why."""
+    import importlib
+
+    engine = importlib.import_module("algebra.engine.dimension")  # the module (the package exports the function)
+
+    monkeypatch.setattr(engine, "MAX_CRAMER_RANK", 10)
+    res = dimension(shallow_network(3, 4, 5))  # the AH exception needs the 14 x 14 block
+    assert (res.lower_bound, res.upper_bound, res.certified) == (14, 15, False)
+    assert any("cramer rung skipped" in n for n in res.notes)

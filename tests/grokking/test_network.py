@@ -52,3 +52,13 @@ def test_hessian_is_symmetric():
     L, rng = _loss(p=3, K=2, n=8)
     H = L.hessian_vector(L.w_star, np.eye(L.dim))
     assert np.allclose(H, H.T, atol=1e-10)
+
+
+def test_chunked_hessian_vector_products_agree(monkeypatch):
+    from algebra.grokking import network
+
+    L, rng = _loss(p=7, K=5, n=30)
+    D = rng.standard_normal((40, L.dim))
+    whole = L.hessian_vector(L.w_star, D)
+    monkeypatch.setattr(network, "HVP_FLOATS", 3 * L.n * L.K)   # chunks of 3 directions
+    assert np.array_equal(L.hessian_vector(L.w_star, D), whole)
