@@ -41,6 +41,7 @@ from algebra.exact.field import DEFAULT_PRIME
 from algebra.engine import MODES, dimension
 from algebra.models import DeepLinear, LightningAttention, MLP, PolynomialMap, QueryKey, quadratic_network, shallow_network
 from algebra.models.mlp import parse_activation, parse_inactive
+from algebra.sweep import add_arguments as sweep_arguments
 
 __all__ = [
     "register",
@@ -411,18 +412,30 @@ def _run_secant(args) -> int:
     return 0
 
 
+def _sweep_options(args) -> dict:
+    """``scheduler``/``workers`` for :func:`algebra.sweep.run_sweep`: serial unless ``--scheduler`` or ``--workers`` is given."""
+    from algebra.sweep import from_arguments
+
+    opts = from_arguments(args)
+    if opts["scheduler"] is None and opts["workers"] is None:
+        opts["scheduler"] = "serial"  # a sweep of seconds does not pay for starting a cluster
+    return opts
+
+
 def _run_secant_table(args) -> int:
     from algebra.geometry.secant import sweep_quadratic, sweep_veronese, table_rows, write_table
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     progress = not args.no_progress and not args.json
+    runner = _sweep_options(args)
     if args.variety == "veronese":
-        results = sweep_veronese(args.n_max, args.degree_max, seed=args.seed, prime=args.prime, progress=progress)
+        results = sweep_veronese(args.n_max, args.degree_max, seed=args.seed, prime=args.prime, progress=progress, **runner)
         stem, title = f"veronese_n{args.n_max}_deg{args.degree_max}", "Defective secants of Veronese varieties"
         cmd = f"neuroalgebra secant-table --variety veronese --n-max {args.n_max} --degree-max {args.degree_max} --out {args.out}"
     else:
-        results = sweep_quadratic(args.d_max, args.p_max, args.k_max, seed=args.seed, prime=args.prime, progress=progress)
+        results = sweep_quadratic(args.d_max, args.p_max, args.k_max, seed=args.seed, prime=args.prime, progress=progress,
+                                  **runner)
         stem = f"quadratic_d{args.d_max}_p{args.p_max}_K{args.k_max}"
         title = "Defective quadratic networks (d, p, K): secants of P^{p-1} x v_2(P^{d-1})"
         cmd = (f"neuroalgebra secant-table --variety quadratic --d-max {args.d_max} --p-max {args.p_max} "
@@ -592,6 +605,7 @@ def register(subparsers) -> None:
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--prime", type=int, default=DEFAULT_PRIME)
     add_output_options(p)
+    sweep_arguments(p)
     p.set_defaults(handler=_run_secant_table)
 
     p = subparsers.add_parser("proximity", help="proximity-bias dimension counts for a submodel",

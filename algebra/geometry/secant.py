@@ -430,23 +430,44 @@ def secant_dimension(X: Model, k: int, *, seed: int = 0, prime: int = DEFAULT_PR
 # -- sweeps -------------------------------------------------------------------------------
 
 
-def _progress(iterable, total: int, desc: str, show: bool):
-    if not show:
-        return iterable
-    try:
-        from tqdm import tqdm
-    except ImportError:  # pragma: no cover
-        return iterable
-    return tqdm(iterable, total=total, desc=desc)
+def _veronese_task(item: dict) -> dict:
+    """One sweep task: ``k = 1, 2, ...`` for ``veronese(n, d)`` until the secant fills the ambient space."""
+    X = veronese(item["n"], item["d"])
+    out = []
+    for k in range(1, X.ambient_dimension() + 1):
+        r = secant_dimension(X, k, seed=item["seed"], prime=item["prime"])
+        out.append(r)
+        if r.lower_bound >= X.ambient_dimension():
+            break
+    return {"results": out}
+
+
+def _quadratic_task(item: dict) -> dict:
+    """One sweep task: the quadratic network ``(d, p, K)`` as ``sigma_K(P^{p-1} x v_2(P^{d-1}))``."""
+    X = segre_veronese((item["p"], item["d"]), (1, 2))
+    return {"results": [secant_dimension(X, item["K"], seed=item["seed"], prime=item["prime"])]}
+
+
+def _run(task, items: list, desc: str, progress: bool, scheduler: str, workers: int | None) -> list:
+    """Run one task per item through :func:`algebra.sweep.run_sweep`; results in item order."""
+    from algebra.sweep import run_sweep
+
+    rows = run_sweep(task, items, scheduler=scheduler, workers=workers, progress=progress, desc=desc)
+    return [r for row in rows for r in row["results"]]
 
 
 def sweep_veronese(n_max: int, degree_max: int, *, n_min: int = 1, degree_min: int = 2, seed: int = 0,
-                   prime: int = DEFAULT_PRIME, progress: bool = False) -> list:
+                   prime: int = DEFAULT_PRIME, progress: bool = False, scheduler: str = "serial",
+                   workers: int | None = None) -> list:
     """``secant_dimension(veronese(n, d), k)`` for ``n <= n_max``, ``d <= degree_max`` and ``k`` up to filling.
 
     For each ``(n, d)`` the sweep runs ``k = 1, 2, ...`` until the secant
     fills the ambient space (lower bound = ``binom(n + d - 1, d)``), so every
-    defective ``k`` is visited (a defective secant never fills).
+    defective ``k`` is visited (a defective secant never fills).  Each
+    ``(n, d)`` is one task of :func:`algebra.sweep.run_sweep`: ``scheduler``
+    is ``"serial"`` (this process, the default), ``None`` (a local Dask
+    cluster of ``workers`` processes) or a scheduler address; every task
+    carries its own seed, so the results are the same on every scheduler.
 
     Examples
     --------
@@ -455,26 +476,20 @@ def sweep_veronese(n_max: int, degree_max: int, *, n_min: int = 1, degree_min: i
     """
     n_max = positive_int("n_max", n_max)
     degree_max = positive_int("degree_max", degree_max)
-    pairs = [(n, d) for n in range(n_min, n_max + 1) for d in range(degree_min, degree_max + 1)]
-    out = []
-    for n, d in _progress(pairs, len(pairs), "veronese secants", progress):
-        X = veronese(n, d)
-        for k in range(1, X.ambient_dimension() + 1):
-            r = secant_dimension(X, k, seed=seed, prime=prime)
-            out.append(r)
-            if r.lower_bound >= X.ambient_dimension():
-                break
-    return out
+    items = [{"n": n, "d": d, "seed": seed, "prime": prime}
+             for n in range(n_min, n_max + 1) for d in range(degree_min, degree_max + 1)]
+    return _run(_veronese_task, items, "veronese secants", progress, scheduler, workers)
 
 
 def sweep_quadratic(d_max: int, p_max: int, k_max: int, *, seed: int = 0, prime: int = DEFAULT_PRIME,
-                    progress: bool = False) -> list:
+                    progress: bool = False, scheduler: str = "serial", workers: int | None = None) -> list:
     """Secants of ``P^{p-1} x v_2(P^{d-1})`` (quadratic networks ``(d, p, K)``) over a grid.
 
     The affine cone over ``sigma_K`` is the neuromanifold of the width-``K``
     quadratic network ``x -> V (W x)^2`` with ``p`` outputs (grokking paper,
     Theorem 4.1 / Appendix G), whose Corollary 4.2 assumes the expected
-    dimension ``min(K (p + d - 1), p d (d + 1) / 2)``.
+    dimension ``min(K (p + d - 1), p d (d + 1) / 2)``.  One task per
+    ``(d, p, K)``; ``scheduler``/``workers`` as in :func:`sweep_veronese`.
 
     Examples
     --------
@@ -484,11 +499,9 @@ def sweep_quadratic(d_max: int, p_max: int, k_max: int, *, seed: int = 0, prime:
     d_max = positive_int("d_max", d_max)
     p_max = positive_int("p_max", p_max)
     k_max = positive_int("k_max", k_max)
-    grid = [(d, p, K) for d in range(1, d_max + 1) for p in range(1, p_max + 1) for K in range(1, k_max + 1)]
-    out = []
-    for d, p, K in _progress(grid, len(grid), "quadratic-network secants", progress):
-        out.append(secant_dimension(segre_veronese((p, d), (1, 2)), K, seed=seed, prime=prime))
-    return out
+    items = [{"d": d, "p": p, "K": K, "seed": seed, "prime": prime}
+             for d in range(1, d_max + 1) for p in range(1, p_max + 1) for K in range(1, k_max + 1)]
+    return _run(_quadratic_task, items, "quadratic-network secants", progress, scheduler, workers)
 
 
 TABLE_COLUMNS = ("variety", "factors", "degrees", "k", "ambient", "atom_dimension", "expected", "lower_bound",
