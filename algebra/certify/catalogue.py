@@ -7,7 +7,9 @@ paper says and where, and :class:`~algebra.geometry.claims.LambdaClaim` for
 learning coefficients a paper states outright (with their hypotheses).
 Nothing here stores a computed value: the verdict is computed by
 :func:`run_catalogue`, which writes one certificate per claim plus
-``INDEX.md`` and ``index.json``.  Verdicts: ``confirmed`` (the claim holds as
+``INDEX.md`` and ``index.json`` (which also list the head certificates of
+``attention/`` as facts, ``certified`` when the checker verifies them: no
+paper claim is at stake there).  Verdicts: ``confirmed`` (the claim holds as
 stated), ``refuted`` (false under its own hypotheses), ``hypothesis fails``
 (a stated hypothesis is certified false for the instance, so the claim does
 not apply; the entry says which and the true value), ``out of reach``.

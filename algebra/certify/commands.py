@@ -17,7 +17,8 @@ def register(subparsers) -> None:
         "certify",
         help="compute and write the catalogue of paper-claim certificates",
         description="Certify every checkable claim of the papers (dimension counts, learning coefficients, "
-        "approximation-rank inequalities) and write one certificate per claim plus INDEX.md and index.json.",
+        "approximation ranks of attention matrices) and write one certificate per claim plus INDEX.md and index.json "
+        "(which also lists the certificates of the attention/ subdirectory, never rewritten or deleted here).",
     )
     p.add_argument("--out", default="certificates", help="output directory (default: certificates)")
     p.add_argument("--fast", action="store_true", help="only the small CI subset")
@@ -25,9 +26,11 @@ def register(subparsers) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the index as JSON")
     add_arguments(p)
-    p.epilog = ("Without --scheduler or --workers the claims run in this process; --workers N runs them on a "
-                "LocalCluster of N processes, --scheduler ADDRESS on a running Dask scheduler. Every route writes "
-                "byte-identical certificates.")
+    # certify's default differs from the shared runner's: with neither option the claims run in this process
+    # (a cluster's start-up costs more than the fast subset takes); the options' help states the runner's default
+    p.epilog = ("Unlike other sweeps, certify runs the claims in this process when neither --scheduler nor --workers "
+                "is given; --workers N runs them on a LocalCluster of N processes, --scheduler ADDRESS on a running "
+                "Dask scheduler. Every route writes byte-identical certificates.")
     p.set_defaults(handler=_certify)
 
     v = subparsers.add_parser(

@@ -363,8 +363,9 @@ def evaluate_program(body, *, prec: int = PRECISION):
         target = env.get(get(body, "target", str, "payload"))
         need(target is not None and len(target) == 1 and len(target[0]) == 1, "target must name a 1x1 value")
         v, b = target[0][0], ball(exact_number(get(body, "bound", str, "payload"), "bound"))
-        test = {"<=": lambda: v <= b, "<": lambda: v < b, ">=": lambda: v >= b, ">": lambda: v > b}.get(body.get("relation"))
-        need(test is not None, f"unknown relation {body.get('relation')!r}")
+        rel = get(body, "relation", str, "payload")
+        test = {"<=": lambda: v <= b, "<": lambda: v < b, ">=": lambda: v >= b, ">": lambda: v > b}.get(rel)
+        need(test is not None, f"unknown relation {rel!r}")
         return v, b, bool(test())
 
 

@@ -108,10 +108,29 @@ class PrimeField:
         return c.numerator * pow(c.denominator, -1, self.p) % self.p
 
     def array(self, x) -> np.ndarray:
+        """Residues in ``[0, p)`` as ``int64``; a float must be an integer (never truncated).
+
+        Examples
+        --------
+        >>> PrimeField(7).array([[-1.0, 9.0], [2, 3]]).tolist()
+        [[6, 2], [2, 3]]
+        >>> PrimeField(7).array([0.5])
+        Traceback (most recent call last):
+        ...
+        algebra.errors.InputError: invalid array='entry 0.5': expected integers or Fractions (a float with a fractional part is refused, not truncated)
+        """
         a = np.asarray(x)
         if a.dtype == object:
             flat = [self.scalar(v) for v in a.ravel()]
             return np.array(flat, dtype=np.int64).reshape(a.shape)
+        if a.dtype.kind == "f":
+            bad = ~np.isfinite(a) | (a != np.floor(a))
+            if bad.any():
+                raise InputError("array", f"entry {a[bad].ravel()[0].item()!r}",
+                                 "integers or Fractions (a float with a fractional part is refused, not truncated)")
+            return np.fmod(a, self.p).astype(np.int64) % self.p  # exact for every float
+        if a.dtype.kind not in "iub":
+            raise InputError("array", f"dtype {a.dtype}", "integers, integral floats or Fractions")
         return np.mod(a.astype(np.int64), self.p)
 
     def zeros(self, shape) -> np.ndarray:

@@ -157,7 +157,14 @@ def evaluate_checkpoint(run: Run, epoch: int, *, seed: int = 0, calibrated: bool
 
 
 def read_evaluation(path) -> list:
-    """Rows of ``evaluation.csv`` (numbers as floats, verdicts as strings, empty as NaN)."""
+    """Rows of ``evaluation.csv`` (numbers as floats, verdicts as strings, empty as NaN).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> read_evaluation(tempfile.mkdtemp())      # not evaluated yet
+    []
+    """
     path = Path(path)
     f = path / "evaluation.csv" if path.is_dir() else path
     if not f.exists():

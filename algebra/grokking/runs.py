@@ -224,6 +224,18 @@ def load_run(path) -> Run:
     ------
     InputError
         If ``path`` is not a run directory (no ``params.csv``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> run = train(d / "r", TrainConfig(p=3, width=2, train_fraction=1.0, epochs=2, checkpoint_every=1))
+    >>> load_run(d / "r").config == run.config, load_run(d / "r").finished
+    (True, True)
+    >>> load_run(d)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid RUN='...': expected a run directory containing params.csv (made by `grok train`)
     """
     path = Path(path)
     if not (path / "params.csv").exists():

@@ -1,4 +1,4 @@
-"""Property test: >= 10,000 mutated certificates, zero accepted forgeries, zero crashes.
+"""Property test: >= 12,500 mutated certificates, zero accepted forgeries, zero crashes.
 
 Each example takes a small valid certificate, changes one thing anywhere in
 its JSON tree (replace a value with a hostile one, perturb a number, delete a
@@ -16,7 +16,9 @@ decide without the producer (the same value for a weaker relation).
 from __future__ import annotations
 
 import json
+import math
 import random
+from fractions import Fraction
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -24,12 +26,13 @@ from hypothesis import strategies as st
 import algebra.checker.kernel as chk
 from algebra.certify.canonical import seal
 
-EXAMPLES_PER_TEST = 2500  # four tests: 10,000 mutated certificates in all
+EXAMPLES_PER_TEST = 2500  # five tests: 12,500 mutated certificates in all
 GROUPS = {
     "fields": ["qk-fields", "attention-fields", "quadratic-orthogonal", "attention-rank"],
     "cramer": ["linear-cramer", "mlp-bias-rational", "polynomial-inputs"],
     "equations-defect": ["qk-equations", "shallow-ah-defect"],
     "formula": ["formula-rrr", "formula-linear", "formula-qk", "formula-regular"],
+    "ball": ["attention-eye", "interval-exp"],
 }
 
 
@@ -76,8 +79,24 @@ def _mutate(cert, rng, name):
     return path, op
 
 
+# softmax(6 I_3): every row is within 2 * 2 / (e^6 + 2) of the identity's (l1), so the selection of
+# all rows proves r_eps >= 3 exactly when eps < 1 - 4 / (e^6 + 2); B = A proves r_eps <= 3 for any eps
+EYE_LOWER_LIMIT = 1 - 4 / (math.exp(6) + 2)
+
+
 def _claim_is_true(cert, original, true_rank) -> bool:
     """Decide the accepted claim from the original's known truth, never with the producer's code."""
+    if cert["kind"] == "interval_inequality":  # exp(1/3) < 1.4: only the original claim about the original program
+        return cert["claim"] == original["claim"] and cert["payload"] == original["payload"]
+    if cert["kind"] == "attention_rank":
+        claim = cert["claim"]
+        if cert["matrix"] != original["matrix"] or claim["matrix"] != original["claim"]["matrix"]:
+            return False
+        eps = Fraction(claim["eps"])
+        lo, hi = (claim["value"],) * 2 if claim["relation"] == "==" else {
+            "in": lambda: tuple(claim["value"]), ">=": lambda: (claim["value"], 0),
+            "<=": lambda: (0, claim["value"])}[claim["relation"]]()
+        return 0 < eps and (lo <= true_rank if eps < EYE_LOWER_LIMIT else lo <= 1) and (hi == 0 or hi >= true_rank)
     same_object = cert.get("model") == original.get("model") and cert["claim"].get("about") == original["claim"].get("about")
     if cert["kind"] == "formula":
         # the claim (about, value, multiplicity, stated, agrees) must be the original's, known from the papers
@@ -96,13 +115,13 @@ def _claim_is_true(cert, original, true_rank) -> bool:
 _POOL = [chk.random_prime() for _ in range(64)]
 
 
-def _run(group, base_certificates, counter, monkeypatch):
+def _run(group, base_certificates, counter, monkeypatch, examples=EXAMPLES_PER_TEST):
     names = GROUPS[group]
     # Drawing a fresh 200-bit prime costs ~8 ms; a pool of 64 random primes keeps 10,000 examples
     # fast and is just as unpredictable to a mutation (the forgery test in test_check.py uses fresh ones).
     monkeypatch.setattr(chk, "random_prime", lambda: random.SystemRandom().choice(_POOL))
 
-    @settings(max_examples=EXAMPLES_PER_TEST, deadline=None, database=None,
+    @settings(max_examples=examples, deadline=None, database=None,
               suppress_health_check=list(HealthCheck))
     @given(st.integers(min_value=0, max_value=2**64))
     def prop(seed):
@@ -138,3 +157,9 @@ def test_mutations_equations_and_defect(base_certificates, monkeypatch):
 
 def test_mutations_formula(base_certificates, monkeypatch):
     assert _run("formula", base_certificates, [0], monkeypatch) >= EXAMPLES_PER_TEST  # zero forgeries accepted
+
+
+def test_mutations_attention_and_interval(base_certificates, interval_certificates, monkeypatch):
+    """Ball-arithmetic kinds: a 3 x 3 attention matrix (true r_eps = 3) and exp(1/3) < 1.4."""
+    both = {**base_certificates, **interval_certificates}
+    assert _run("ball", both, [0], monkeypatch) >= EXAMPLES_PER_TEST  # zero forgeries accepted

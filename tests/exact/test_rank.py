@@ -86,6 +86,11 @@ def test_fields():
         F.scalar(Fraction(1, 7))
     Q = RationalField()
     assert Q.polyval([1, 0, Fraction(1, 2)], Q.array([2]))[0] == 3
+    # PrimeField.array used to truncate floats (0.5 -> 0): now integral floats only, reduced exactly
+    assert F.array(np.array([[-1.0, 2.0**70]])).tolist() == [[6, 2**70 % 7]]
+    for bad in (np.array([0.5]), np.array([np.nan]), np.array([1j])):
+        with pytest.raises(InputError, match="array"):
+            F.array(bad)
 
 
 @pytest.mark.parametrize("method", METHODS)
