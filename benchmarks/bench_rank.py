@@ -298,7 +298,7 @@ def targets(rows: list, meta: dict) -> list:
         ok3 = all(ratio[id(r)] <= 0.3 for r in big if r["P"] >= 5000)
         out.append(f"* ours / numpy SVD from P ~ 900 (P >= 850): {listed}. Target <= 0.5 everywhere: {'met' if ok5 else 'NOT met'}; "
                    f"<= 0.3 at P >= 5,000: {'met' if ok3 else 'NOT met'}.")
-    lu = [r for r in rows if r["P"] >= 2500 and r.get("breakdown")]
+    lu = [r for r in rows if r["P"] >= 2500 and (r.get("breakdown") or {}).get("lu_factor")]
     if lu:
         parts, ok = [], True
         for r in lu:

@@ -185,7 +185,7 @@ def residues_mod_p(J, p: int, *, overwrite: bool = False, argument: str = "matri
         raise InputError("p", p, "a prime below 2**53 (float64 residues)")
     kind = a.dtype.kind
     if kind in "iub":
-        if overwrite and a.dtype == np.int64 and a.flags.c_contiguous and a.size:
+        if overwrite and a.dtype == np.int64 and a.flags.c_contiguous and a.flags.writeable and a.size:
             out = a.view(np.float64)
             step = max(1, (1 << 20) // max(1, a.shape[1]))
             for i in range(0, a.shape[0], step):
@@ -201,7 +201,8 @@ def residues_mod_p(J, p: int, *, overwrite: bool = False, argument: str = "matri
             i, j = (int(v) for v in np.argwhere(bad)[0])
             raise InputError(argument, f"entry {a[i, j].item()!r} at ({i}, {j})",
                              "integer entries or Fractions (a float with a fractional part is refused, not truncated)")
-        out = a if (overwrite and a.dtype == np.float64 and a.flags.c_contiguous) else np.array(a, dtype=np.float64, order="C")
+        reuse = overwrite and a.dtype == np.float64 and a.flags.c_contiguous and a.flags.writeable
+        out = a if reuse else np.array(a, dtype=np.float64, order="C")
         if out.size and np.abs(out).max() >= _TWO53:
             np.fmod(out, p, out=out)  # exact for any float; slow, so only for huge entries
         else:

@@ -52,13 +52,14 @@ from fractions import Fraction
 
 import numpy as np
 
-from algebra.errors import CertificateError
+from algebra.errors import CertificateError, ResourceError
 from algebra.graph.attention import AttentionDesign
 from algebra.graph.characters import CharacterTable, character_table
 
 __all__ = ["ScoreSpace", "score_space", "quadratic_form", "Assumption1", "decide_assumption1",
            "certify_alpha", "fisher_report"]
 
+MAX_PERM_ENTRIES = 3 * 10**7  # refuse rho_score tables larger than this (240 MB of int64)
 RANK_RTOL = 1e-9  # numerical rank of Q_rho: eigenvalues below RANK_RTOL * ||Q|| count as zero
 
 
@@ -212,6 +213,10 @@ def score_space(design: AttentionDesign, table: CharacterTable | None = None) ->
     elems = np.array(G.elements, dtype=np.int64)  # (|G|, V)
     table_arr = G.table
     n_rows = M * G.order * V
+    if G.order * n_rows * A > MAX_PERM_ENTRIES:
+        raise ResourceError(f"score space of {n_rows * A} coordinates under {G.order} group elements needs "
+                            f"{G.order * n_rows * A} permutation entries > {MAX_PERM_ENTRIES}; use fewer --draws "
+                            f"or a smaller graph")
     idx = np.arange(n_rows * A)
     row, a = np.divmod(idx, A)
     m, rest = np.divmod(row, G.order * V)

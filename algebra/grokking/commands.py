@@ -6,7 +6,8 @@ Subcommands
                  any hyperparameter overrides the preset.
 ``grok llc RUN`` per-checkpoint LLC (paper's SGLD; ``--calibrated-every`` for the
                  toolkit's calibrated estimator), Hutchinson trace, K_eff,
-                 Jacobian rank (``--jacobian-every``); resumable.
+                 Jacobian rank (``--jacobian-every``); resumable; checkpoints as
+                 Dask tasks with ``--workers N`` or ``--scheduler ADDRESS``.
 ``grok sweep``   a grid over ``--p --width --lr --weight-decay --train-fraction --seed``
                  (comma-separated lists), one Dask task per run (``--scheduler``,
                  ``--workers``), gathered into ``sweep.csv``; figures for the
@@ -95,9 +96,11 @@ def _llc(args) -> int:
     from algebra.numeric.calibration import FAST, CalibrationSettings
 
     cal = CalibrationSettings() if args.full_calibration else FAST
+    # in this process unless --workers or --scheduler ask for Dask
+    scheduler = args.scheduler or ("serial" if args.workers is None else None)
     rows = evaluate_run(args.run, every=args.every, calibrated_every=args.calibrated_every,
                         jacobian_every=args.jacobian_every, seed=args.seed, calibration=cal,
-                        progress=args.progress)
+                        progress=args.progress, scheduler=scheduler, workers=args.workers)
     if args.json:
         print(json.dumps(rows, indent=2, default=str))
         return 0
@@ -284,6 +287,7 @@ def register(subparsers) -> None:
     ll.add_argument("--seed", type=int, default=0)
     ll.add_argument("--progress", action="store_true")
     ll.add_argument("--json", action="store_true")
+    add_arguments(ll)
     ll.set_defaults(handler=_llc)
 
     s = sub.add_parser("sweep", help="grid of runs as Dask tasks, gathered into sweep.csv")

@@ -27,7 +27,8 @@ on the loss ``L_n`` of :class:`~algebra.grokking.network.CentredLoss`:
     dimension for width ``K_eff`` (``jacobian_every``-th checkpoints).
 
 Results go to ``evaluation.csv`` in the run directory (one row per epoch;
-epochs already there are skipped, so an interrupted evaluation resumes) and
+epochs already there, or in ``evaluation_tasks.jsonl``, are skipped, so an
+interrupted evaluation resumes; checkpoints can run as Dask tasks) and
 the SGLD estimate fills the ``llc_mean, llc_se`` columns (estimate and its ESS-based standard error) of ``loss_data.csv``.
 Seeds: checkpoint ``e`` uses ``SeedSequence(seed, spawn_key=(e,))``; each
 row records it.
@@ -192,10 +193,26 @@ def _every(epochs: list, k: int) -> set:
     return set(epochs[::-1][::k])
 
 
+def _evaluate_item(item: dict) -> dict:
+    """Sweep task: one checkpoint of one run (see :func:`evaluate_run`)."""
+    cal = CalibrationSettings(**{k: tuple(v) if isinstance(v, list) else v for k, v in item["calibration"].items()})
+    return evaluate_checkpoint(load_run(item["run_path"]), item["epoch"], seed=item["root_seed"],
+                               calibrated=item["calibrated"], calibration=cal,
+                               hutchinson_vectors=item["hutchinson_vectors"], jacobian=item["jacobian"],
+                               exact=item["jacobian"])
+
+
 def evaluate_run(path, *, every: int = 1, calibrated_every: int = 0, jacobian_every: int = 0,
                  seed: int = 0, calibration: CalibrationSettings = FAST, hutchinson_vectors: int = 100,
-                 progress: bool = False) -> list:
+                 progress: bool = False, scheduler: str | None = "serial", workers: int | None = None) -> list:
     """Evaluate the checkpoints of a finished run (the last and every ``every``-th before it); resumable.
+
+    Each checkpoint is one task of :func:`algebra.sweep.run_sweep`: in this
+    process by default, on a LocalCluster with ``workers``, or on the Dask
+    scheduler at ``scheduler`` (the paper's preset has 1,001 checkpoints of
+    ~15 min each on one CPU core).  Finished checkpoints are kept in
+    ``evaluation_tasks.jsonl`` as they arrive and gathered into
+    ``evaluation.csv``; epochs already in either are not evaluated again.
 
     Parameters
     ----------
@@ -206,6 +223,9 @@ def evaluate_run(path, *, every: int = 1, calibrated_every: int = 0, jacobian_ev
         Strides (over the evaluated checkpoints, again from the last) for the
         calibrated LLC and for the Jacobian rank with the exact K_eff
         dimension; 0 turns them off, a stride beyond the count means the last only.
+    scheduler, workers
+        As in :func:`algebra.sweep.run_sweep`; ``workers`` alone starts a
+        LocalCluster of that size.
 
     Returns
     -------
@@ -217,6 +237,8 @@ def evaluate_run(path, *, every: int = 1, calibrated_every: int = 0, jacobian_ev
     InputError
         If the run is not finished or a stride is invalid.
     """
+    from algebra.sweep import run_sweep
+
     run = load_run(path)
     if not run.finished:
         raise InputError("RUN", str(path), "a finished run (resume it with `grok train` first)")
@@ -224,21 +246,21 @@ def evaluate_run(path, *, every: int = 1, calibrated_every: int = 0, jacobian_ev
                         ("--jacobian-every", jacobian_every, 0)):
         if isinstance(v, bool) or not isinstance(v, int) or v < lo:
             raise InputError(name, v, f"an integer >= {lo}")
+    if workers is not None and scheduler == "serial":
+        scheduler = None  # --workers N asks for a LocalCluster
     epochs = run.checkpoints()
     chosen = sorted(_every(epochs, every))
     cal_set, jac_set = _every(chosen, calibrated_every), _every(chosen, jacobian_every)
     done = {int(r["epoch"]): r for r in read_evaluation(run.path)}
     rows = [{c: ("" if isinstance(v, float) and math.isnan(v) else v) for c, v in r.items()} for r in done.values()]
-    todo = [e for e in chosen if e not in done]
-    it = todo
-    if progress:
-        from tqdm.auto import tqdm
-
-        it = tqdm(todo, desc=f"llc {run.path.name}", unit="ckpt")
-    for e in it:
-        rows.append(evaluate_checkpoint(run, e, seed=seed, calibrated=e in cal_set, calibration=calibration,
-                                        hutchinson_vectors=hutchinson_vectors, jacobian=e in jac_set,
-                                        exact=e in jac_set))
+    items = [{"run_path": str(run.path), "epoch": int(e), "root_seed": int(seed), "calibrated": e in cal_set,
+              "jacobian": e in jac_set, "hutchinson_vectors": int(hutchinson_vectors),
+              "calibration": calibration.to_json()} for e in chosen if e not in done]
+    if items:
+        new = run_sweep(_evaluate_item, items, key=lambda it: f"epoch {it['epoch']} seed {it['root_seed']}",
+                        scheduler=scheduler, workers=workers, table=run.path / "evaluation_tasks.jsonl",
+                        progress=progress, desc=f"llc {run.path.name}")
+        rows += [{c: r.get(c, "") for c in EVAL_COLUMNS} for r in new]
         rows.sort(key=lambda r: int(r["epoch"]))
         _write_csv(run.path / "evaluation.csv", EVAL_COLUMNS, [[r.get(c, "") for c in EVAL_COLUMNS] for r in rows])
     # the SGLD estimate into loss_data.csv's LLC columns (the paper's layout)

@@ -18,6 +18,9 @@ A run directory holds
 ``status.json``
     ``running`` or ``finished``, with the last epoch and the wall time.
 
+``grok llc`` later adds ``evaluation.csv`` (one row per evaluated checkpoint) and
+``evaluation_tasks.jsonl`` (its resumable task table), see :mod:`algebra.grokking.evaluation`.
+
 Determinism and resumption.  All randomness comes from one seed: the
 split is :func:`~algebra.grokking.task.modular_addition` of the seed, the
 initialisation is ``SeedSequence(seed, spawn_key=(0,))`` and the shuffle of

@@ -147,6 +147,9 @@ def test_overwrite_gives_the_same_rank():
     A = rng.integers(-9, 9, size=(300, 40)) @ rng.integers(-9, 9, size=(40, 320))
     expect = rank_mod_p(A, P, method="flint")
     assert rank_mod_p(A.copy(), P, method="blas", overwrite=True) == expect == 40
+    frozen = A.copy()
+    frozen.flags.writeable = False  # overwrite is a permission, not a demand: a read-only input is copied
+    assert rank_mod_p(frozen, P, method="blas", overwrite=True) == 40 and np.array_equal(frozen, A)
 
 
 def test_row_sketch_is_a_lower_bound_and_exact_with_oversampling():

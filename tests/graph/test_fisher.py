@@ -130,3 +130,12 @@ def test_report_mechanisms_for_zero_radius():
     mech = [c["mechanism"] for c in rep["components"]]
     assert mech[0].startswith("row-constant shift") and set(mech[1:]) == {"Pi_rho J dC = 0"}
     assert all(c["rank_Q_rho"] == 0 for c in rep["components"])
+
+
+def test_oversized_score_space_is_refused_before_allocating(monkeypatch):
+    import algebra.graph.fisher as fisher
+    from algebra.errors import ResourceError
+
+    monkeypatch.setattr(fisher, "MAX_PERM_ENTRIES", 1000)
+    with pytest.raises(ResourceError):
+        score_space(make_design(parse_graph("cyclic:6"), 2, 1, 1, seed=0))

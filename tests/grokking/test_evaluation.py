@@ -84,3 +84,13 @@ def test_unfinished_run_is_refused(tmp_path):
     with pytest.raises(InputError):
         evaluate_run(tmp_path / "r")
     assert read_evaluation(tmp_path / "r") == []
+
+
+def test_checkpoints_as_dask_tasks_match_serial(tmp_path):
+    pytest.importorskip("distributed")
+    train(tmp_path / "a", CFG)
+    train(tmp_path / "b", CFG)
+    serial = evaluate_run(tmp_path / "a", every=2)
+    dask = evaluate_run(tmp_path / "b", every=2, workers=2)
+    keys = ("epoch", "seed", "llc_sgld", "llc_sgld_se", "hutch", "hutch_se", "k_eff")
+    assert [{k: r[k] for k in keys} for r in serial] == [{k: r[k] for k in keys} for r in dask]
