@@ -115,3 +115,19 @@ def test_witness_json_has_point_and_inputs(capsys):
     assert main(["dim", "mlp", "--widths", "3,4,1", "--bias", "--witness", "--json"]) == 0
     w = json.loads(capsys.readouterr().out)["witness"]
     assert {"rows", "cols", "prime", "theta", "inputs"} <= set(w) and len(w["inputs"]) >= 1
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_engine_options_count_before_or_after_the_family(where, capsys):
+    """`dim --over-q --seed 3 --json qk ...` used to drop every option given before FAMILY: the family's
+    own defaults overwrote them, so it silently printed a mod-p table with seed 0."""
+    opts, fam = ["--over-q", "--seed", "3", "--json"], ["qk", "--d", "3", "--k", "1"]
+    argv = ["dim", *opts, *fam] if where == "before" else ["dim", *fam, *opts]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["field"], out["seed"], out["dimension"], out["certified"]) == ("QQ", 3, 5, True)
+
+
+def test_an_option_after_the_family_wins(capsys):
+    assert main(["dim", "--seed", "1", "qk", "--d", "3", "--k", "1", "--seed", "2", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["seed"] == 2
