@@ -14,13 +14,16 @@ singular-locus analyses -- calls :func:`dimension`.  The engine depends on
 """
 
 from algebra.engine.dimension import (
+    DEFAULT_MAX_MEMORY,
     MAX_JACOBIAN_ENTRIES,
     MODES,
     RUNGS,
     Bound,
     DimensionResult,
     dimension,
+    parse_memory,
     upper_bound,
 )
 
-__all__ = ["dimension", "upper_bound", "DimensionResult", "Bound", "MODES", "RUNGS", "MAX_JACOBIAN_ENTRIES"]
+__all__ = ["dimension", "upper_bound", "DimensionResult", "Bound", "MODES", "RUNGS", "MAX_JACOBIAN_ENTRIES",
+           "DEFAULT_MAX_MEMORY", "parse_memory"]

@@ -94,7 +94,7 @@ def bottleneck_bounds(model: MLP, theta, F, rng: np.random.Generator) -> list:
             else:
                 s = int(np.count_nonzero(np.any(Z != 0, axis=0)))
             cut = bounds[-1].value + layer_params - s
-            if cut < value:
+            if cut <= value:  # on a tie the cut wins: it rests on no new identity (fields at any degree)
                 value, how = cut, "cut"
         bounds.append(PrefixBound(k, value, how, prefix))
     return bounds

@@ -46,11 +46,23 @@ lower bound falls short the rest of the ladder runs *before* ``M`` doubles
 the lower bound is a lower bound of the coefficient-space dimension
 (``rank(V C) <= rank(C)``).
 
+**Row sketch.** When the Jacobian has at least :data:`SKETCH_RATIO` times
+as many rows as ``s = min(cheap upper bound, P) +`` :data:`SKETCH_OVERSAMPLE`
+(data-restricted maps, sample mode after doubling), the lower bound is the
+rank of ``R J`` for a uniform random ``s x rows`` matrix ``R`` modulo ``p``
+(:func:`~algebra.exact.rank.sketched_rank_mod_p`, or the model's own
+``jacobian_sketch`` that never forms ``J``).  ``rank(R J) <= rank(J)`` for
+every ``R``, so the bound stays proven whatever ``R`` is; a sketch that
+misses rank (probability ``<= p^(rank - s) / (p - 1)``) only costs the
+certificate, and the engine then retries without it.  No sketch with
+``witness=True``: the witness minor must be one of ``J`` itself.
+
 **Cost guards.** Sizes are refused before anything is allocated
-(:class:`~algebra.errors.ResourceError`, which the CLI reports against the
-model's size arguments): the Jacobian's entries, the monomials a coefficient
-Jacobian enumerates (auto mode then samples instead), the bits of exact
-rationals over Q, and the Cramer system.
+(:class:`~algebra.errors.ResourceError`): the predicted peak memory of the
+Jacobian and its rank against ``max_memory`` (``--max-memory``, default
+:data:`DEFAULT_MAX_MEMORY`), the monomials a coefficient Jacobian
+enumerates (auto mode then samples instead), the bits of exact rationals
+over Q, and the Cramer system.
 """
 
 from __future__ import annotations
@@ -66,18 +78,31 @@ from algebra.engine.fields import symmetry_rank
 from algebra.engine.identities import IdentityCheck, cramer_fields_hold, image_equations_hold, kernel_fields_hold
 from algebra.errors import AlgebraError, InputError, NotFinishedError, ResourceError
 from algebra.exact.field import DEFAULT_PRIME, PrimeField, RationalField
-from algebra.exact.rank import RankWitness, rank_mod_p, rank_over_q, rank_with_witness
+from algebra.exact.elimination import blas_supports, predicted_peak_bytes
+from algebra.exact.rank import (FLINT_MAX_ENTRIES, RankWitness, rank_mod_p, rank_over_q, rank_with_witness,
+                                sketched_rank_mod_p)
 from algebra.models.base import Model, monomial_count
 from algebra.models.mlp import MLP
 
 __all__ = ["DimensionResult", "Bound", "dimension", "upper_bound", "RUNGS", "MODES", "MAX_JACOBIAN_ENTRIES", "MAX_MONOMIALS",
-           "MAX_RATIONAL_BITS", "MAX_CRAMER_RANK", "MAX_CRAMER_ENTRIES"]
+           "MAX_RATIONAL_BITS", "MAX_CRAMER_RANK", "MAX_CRAMER_ENTRIES", "DEFAULT_MAX_MEMORY", "SKETCH_RATIO",
+           "SKETCH_OVERSAMPLE", "parse_memory", "MAX_IDENTITY_DEGREE"]
 
 RUNGS = ("ambient", "symmetry", "equations", "bottleneck", "cramer")
 MODES = ("auto", "coefficient", "sample")
 
-#: Refuse Jacobians with more entries than this (int64: 8 bytes each, plus a Python-list copy for flint).
+#: The old cap on Jacobian entries (``max_entries``); the engine now refuses by predicted memory
+#: (``max_memory``) and applies an entry cap only when the caller passes one.
 MAX_JACOBIAN_ENTRIES = 60_000_000
+#: Default ``max_memory`` (bytes): 16 GiB leaves a third of a 24 GiB machine to everything else.
+DEFAULT_MAX_MEMORY = 16 * 2**30
+#: Bytes per Jacobian entry while a model builds it: the int64 array and one temporary of its size
+#: (an estimate; the models' numpy code holds at most one full-size temporary at a time).
+JACOBIAN_BYTES_PER_ENTRY = 16
+#: Sketch a Jacobian with at least this many times the rows the rank can use.
+SKETCH_RATIO = 2
+#: Rows of the sketch beyond the cheap upper bound (a rank-deficient sketch has probability <= p^-8 / (p - 1)).
+SKETCH_OVERSAMPLE = 8
 #: A coefficient Jacobian enumerates its monomials in Python; above this, auto mode samples instead.
 MAX_MONOMIALS = 200_000
 #: Over Q, refuse when the entries' predicted total size (entries x bits per entry) exceeds this many bits.
@@ -88,6 +113,10 @@ MAX_RATIONAL_BITS = 2 * 10**8
 #: all; above these sizes the rung is skipped with a note and the result stays honestly uncertified.
 MAX_CRAMER_RANK = 400
 MAX_CRAMER_ENTRIES = 1_000_000
+#: Identity-tested rungs need a joint degree well below the 200-bit Schwartz–Zippel primes: a Cramer
+#: identity has degree (r + 1) x joint degree, at most 2^109 here (one point then fails with
+#: probability below 2^-90).  Deeper maps (e.g. 36 layers of t^64) keep the deterministic rungs.
+MAX_IDENTITY_DEGREE = 2**100
 
 
 @dataclass(frozen=True)
@@ -123,6 +152,9 @@ class DimensionResult:
     equation_rank: int
     check: IdentityCheck | None = None
     witness: RankWitness | None = None
+    sketch: dict | None = None
+    predicted_peak_bytes: int = 0
+    max_memory: int | None = None
     theta: list = field(default_factory=list, repr=False)
     inputs: list = field(default_factory=list, repr=False)
     notes: list = field(default_factory=list)
@@ -161,7 +193,11 @@ class DimensionResult:
             "seconds": round(self.seconds, 4),
             "symmetry_rank": self.symmetry_rank,
             "equation_rank": self.equation_rank,
+            "predicted_peak_bytes": self.predicted_peak_bytes,
+            "max_memory": self.max_memory,
         }
+        if self.sketch is not None:
+            out["sketch"] = dict(self.sketch)
         if self.check is not None:
             out["identity"] = self.check.to_json()
         if self.notes:
@@ -183,6 +219,95 @@ def _check_size(rows: int, P: int, limit: int) -> None:
         )
 
 
+def parse_memory(value) -> int:
+    """Bytes from an int or a string with an optional binary suffix (``K``, ``M``, ``G``, ``T``; ``B`` allowed).
+
+    Examples
+    --------
+    >>> parse_memory("8G"), parse_memory("512MiB"), parse_memory(1000), parse_memory("1.5k")
+    (8589934592, 536870912, 1000, 1536)
+    >>> parse_memory("lots")
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid --max-memory='lots': expected bytes, e.g. 8G, 512M or 1000000
+    """
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 0:
+        return int(value)
+    text = str(value).strip().upper().removesuffix("B").removesuffix("I")
+    scale = 1
+    if text[-1:] in "KMGT" and text[-1:]:
+        scale, text = 1024 ** ("KMGT".index(text[-1]) + 1), text[:-1]
+    try:
+        number = float(text)
+    except ValueError:
+        number = -1.0
+    if not (0 <= number < 2**63) or number != number:
+        raise InputError("--max-memory", value, "bytes, e.g. 8G, 512M or 1000000")
+    return int(number * scale)
+
+
+def _gb(n: int) -> str:
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{n} bytes"
+
+
+def _check_memory(need: int, what: str, max_memory: int | None) -> None:
+    """Refuse before allocating when the predicted peak ``need`` (bytes) is above ``max_memory``."""
+    if max_memory is not None and need > max_memory:
+        exc = ResourceError(f"{what} needs about {_gb(need)} (predicted peak), above max_memory = {_gb(max_memory)}; "
+                            "raise --max-memory or use a smaller model")
+        exc.argument, exc.value = "--max-memory", max_memory
+        raise exc
+
+
+def _rank_need(rows: int, P: int, F, *, sketch_rows: int | None, witness: bool) -> int:
+    """Predicted peak (bytes) of the materialised Jacobian plus its exact rank (or row sketch)."""
+    need = JACOBIAN_BYTES_PER_ENTRY * rows * P
+    if F.p is None:  # over Q the size is guarded by _check_rationals
+        return need
+    if sketch_rows is not None:  # sketched_rank_mod_p: the sketch, R and J chunks of 1024 rows, the elimination
+        s = sketch_rows
+        return need + 8 * (s * P + 2 * s * 1024 + 2 * 1024 * P) + predicted_peak_bytes(s, P, overwrite=True)
+    method = "blas" if blas_supports(F.p) and rows * P >= FLINT_MAX_ENTRIES else "flint"
+    return need + predicted_peak_bytes(rows, P, method=method, witness=witness)
+
+
+def _lower_bound(model: Model, theta, X, F, direct: bool, rows: int, *, sketch_rows: int | None, sketch_seed: int,
+                 witness: bool, max_memory: int | None, max_entries: int | None) -> tuple:
+    """``(lower, witness, sketch record, predicted peak, J)``: the exact rank of J or of a row sketch of it.
+
+    ``witness``, ``record`` and ``J`` are ``None`` where not computed (``J`` is ``None`` after a sketch).
+    """
+    P = model.parameter_count
+    if sketch_rows is not None and model.n_inputs == 0 and hasattr(model, "jacobian_sketch"):
+        s = sketch_rows
+        need = model.jacobian_sketch_bytes(s) + predicted_peak_bytes(s, P, overwrite=True)
+        _check_memory(need, f"a {s:,}-row sketch of the {rows:,} x {P:,} Jacobian", max_memory)
+        S = model.jacobian_sketch(theta, F, s, np.random.default_rng(np.random.SeedSequence(sketch_seed)))
+        record = {"rows": s, "jacobian_rows": rows, "seed": sketch_seed, "route": f"{type(model).__name__}.jacobian_sketch"}
+        return rank_mod_p(S, F.p, overwrite=True), None, record, need, None
+    if max_entries is not None:
+        _check_size(rows, P, max_entries)
+    need = _rank_need(rows, P, F, sketch_rows=sketch_rows, witness=witness)
+    _check_memory(need, f"the {rows:,} x {P:,} Jacobian ({rows * P:,} entries) and its exact rank", max_memory)
+    if direct:
+        J = model.jacobian(theta, X, F) if model.n_inputs == 0 else model.coefficient_jacobian(theta, F)
+    else:
+        J = model.jacobian(theta, X, F)
+    if sketch_rows is not None:
+        sk = sketched_rank_mod_p(J, F.p, expected_rank=sketch_rows, oversample=0, seed=sketch_seed)
+        record = {"rows": sk.rows, "jacobian_rows": rows, "seed": sketch_seed, "route": "sketched_rank_mod_p"}
+        return sk.rank, None, record, need, None
+    if F.p is None:
+        return rank_over_q(J), None, None, need, J
+    if witness:
+        wit = rank_with_witness(J, F.p)
+        return wit.rank, wit, None, need, J
+    return rank_mod_p(J, F.p), None, None, need, J
+
+
 def _joint_degree(model: Model) -> int | None:
     try:
         return int(model.joint_degree())
@@ -202,9 +327,12 @@ class _Ladder:
         self.equation_rank = 0
         self.notes: list = []
         self._cache: dict = {}
-        self.can_test = _joint_degree(model) is not None
-        if not self.can_test:
+        degree = _joint_degree(model)
+        self.can_test = degree is not None and degree <= MAX_IDENTITY_DEGREE
+        if degree is None:
             self.notes.append(f"{type(model).__name__} has no joint degree: no identity-tested rung")
+        elif not self.can_test:
+            self.notes.append(f"joint degree {degree} is above 2^100: no identity-tested rung")
 
     # -- the candidates -------------------------------------------------------------
     def cheap_bound(self) -> int:
@@ -302,10 +430,12 @@ def upper_bound(model: Model, theta, field: PrimeField) -> tuple:
     return model.ambient_dimension(), "ambient dimension"
 
 
-def _mode_for(model: Model, mode: str, n_monomials: int) -> str:
+def _mode_for(model: Model, mode: str, n_monomials: int, max_memory: int | None = None) -> str:
     if model.n_inputs == 0:
         return "coefficient"
-    fits = model.has_coefficient_jacobian and n_monomials <= MAX_MONOMIALS
+    # auto samples when the coefficient Jacobian would not fit in max_memory (the sample Jacobian has ~P rows)
+    fits = model.has_coefficient_jacobian and n_monomials <= MAX_MONOMIALS and (
+        max_memory is None or JACOBIAN_BYTES_PER_ENTRY * model.n_outputs * n_monomials * model.parameter_count <= max_memory)
     if mode == "auto":
         return "coefficient" if fits else "sample"
     if mode == "coefficient" and n_monomials > MAX_MONOMIALS:  # direct or at N unisolvent sample points
@@ -332,7 +462,8 @@ def dimension(
     prime: int | None = DEFAULT_PRIME,
     witness: bool = False,
     samples: int | None = None,
-    max_entries: int = MAX_JACOBIAN_ENTRIES,
+    max_entries: int | None = None,
+    max_memory: int | None = DEFAULT_MAX_MEMORY,
 ) -> DimensionResult:
     """Certified bounds on the dimension of the neuromanifold of ``model``.
 
@@ -352,8 +483,12 @@ def dimension(
         Also report a nonsingular ``r x r`` submatrix (rows, cols) of the Jacobian.
     samples : int, optional
         Fix the number of sample inputs ``M`` (sample mode).
-    max_entries : int
-        Refuse Jacobians larger than this before allocating.
+    max_entries : int, optional
+        Also refuse Jacobians with more entries than this before allocating.
+    max_memory : int or None
+        Refuse (:class:`~algebra.errors.ResourceError` naming ``--max-memory``)
+        before allocating when the predicted peak of the Jacobian and its rank
+        is above this many bytes; ``None``: no limit.
 
     Examples
     --------
@@ -379,23 +514,36 @@ def dimension(
         raise InputError("seed", seed, "a non-negative integer")
     if samples is not None and (isinstance(samples, bool) or not isinstance(samples, int) or samples < 1):
         raise InputError("samples", samples, "a positive integer")
+    if max_memory is not None:
+        max_memory = parse_memory(max_memory)
     t0 = time.perf_counter()
     F = RationalField() if prime is None else PrimeField(prime)
     L = F if prime is not None else PrimeField(DEFAULT_PRIME)
     seed = int(seed)
-    ss_theta, ss_x, ss_sz, ss_cut = np.random.SeedSequence(seed).spawn(4)
+    ss_theta, ss_x, ss_sz, ss_cut, ss_sketch = np.random.SeedSequence(seed).spawn(5)
+    sketch_seed = int(ss_sketch.generate_state(1)[0])
     rng_theta, rng_x = np.random.default_rng(ss_theta), np.random.default_rng(ss_x)
     P = model.parameter_count
     ambient = model.ambient_dimension()
     n_out = model.n_outputs
     n_monomials = monomial_count(model.n_inputs, model.degree, homogeneous=model.homogeneous)
-    # Refuse before allocating: the Jacobian needs about min(ambient, P) rows
-    # (plus slack) of P columns, the symmetry fields s rows of P columns.
-    _check_size(min(ambient, P + 4 * n_out), P, max_entries)
-    _check_size(model.symmetry_count(), P, max_entries)
-    used_mode = _mode_for(model, mode, n_monomials)
+    # Refuse before allocating: the Jacobian needs at least min(ambient, P) rows
+    # of P columns unless the model sketches it itself; the symmetry fields s rows of P columns.
+    own_sketch = model.n_inputs == 0 and hasattr(model, "jacobian_sketch") and prime is not None and not witness
+    least = SKETCH_OVERSAMPLE + min(ambient, P) if own_sketch else min(ambient, P + 4 * n_out)
+    if max_entries is not None:
+        _check_size(least, P, max_entries)
+        _check_size(model.symmetry_count(), P, max_entries)
+    if not own_sketch:
+        _check_memory(JACOBIAN_BYTES_PER_ENTRY * least * P,
+                      f"the Jacobian ({least:,} x {P:,} = {least * P:,} entries or more)", max_memory)
+    _check_memory(JACOBIAN_BYTES_PER_ENTRY * model.symmetry_count() * P, "the symmetry fields", max_memory)
+    used_mode = _mode_for(model, mode, n_monomials, max_memory)
     if used_mode == "coefficient" and model.n_inputs:
-        _check_size(n_out * n_monomials, P, max_entries)
+        if max_entries is not None:
+            _check_size(n_out * n_monomials, P, max_entries)
+        _check_memory(JACOBIAN_BYTES_PER_ENTRY * n_out * n_monomials * P,
+                      f"the coefficient Jacobian ({n_out * n_monomials:,} x {P:,} entries)", max_memory)
     if prime is None:
         _check_rationals(model, min(ambient, P + 4 * n_out), P)
 
@@ -417,21 +565,24 @@ def dimension(
     else:
         M = min(n_monomials, max(1, ceil((cheap + 4) / n_out)))
 
+    # witness=True never sketches: the witness minor must be one of J itself
+    sketching = F.p is not None and blas_supports(F.p) and not witness
+    s_rows = min(cheap, P) + SKETCH_OVERSAMPLE
+    sketch, peak = None, 0
     while True:
         if direct:
-            J = model.jacobian(theta, X, F) if model.n_inputs == 0 else model.coefficient_jacobian(theta, F)
+            rows = n_out if model.n_inputs == 0 else n_out * n_monomials
         else:
-            _check_size(M * n_out, P, max_entries)
+            rows = M * n_out
             extra = M - (X.shape[0] if X.shape[1] else 0)
-            fresh = model.random_inputs(rng_x, extra)
-            X = fresh if not X.shape[1] else np.concatenate([X, fresh])
-            J = model.jacobian(theta, X, F)
-        wit = None
-        if F.p is not None:
-            wit = rank_with_witness(J, F.p) if witness else None
-            lower = wit.rank if wit is not None else rank_mod_p(J, F.p)
-        else:
-            lower = rank_over_q(J)
+            if extra > 0:  # none after an unsketched retry
+                fresh = model.random_inputs(rng_x, extra)
+                X = fresh if not X.shape[1] else np.concatenate([X, fresh])
+        use = s_rows if sketching and rows >= SKETCH_RATIO * s_rows else None
+        lower, wit, sketch, need, J = _lower_bound(model, theta, X, F, direct, rows, sketch_rows=use,
+                                                   sketch_seed=sketch_seed, witness=witness, max_memory=max_memory,
+                                                   max_entries=max_entries)
+        peak = max(peak, need)
         best = None
         for rung in RUNGS[:-1]:
             b = ladder.candidate(rung)
@@ -439,6 +590,12 @@ def dimension(
                 best = b
             if best is not None and best.value <= lower:
                 break
+        if best.value > lower and sketch is not None:
+            # a sketch that falls short proves nothing more: retry unsketched (the Cramer rung needs J's own minor)
+            ladder.notes.append(f"the {sketch['rows']}-row sketch gave rank {lower} < upper bound {best.value}: "
+                                "recomputed without a sketch")
+            sketching = False
+            continue
         if best.value > lower:
             if wit is None:
                 wit = rank_with_witness(L.array(J) if F.p is None else J, L.p)
@@ -448,7 +605,10 @@ def dimension(
         if best.value < lower:
             raise AlgebraError(f"inconsistent bounds for {model!r}: lower {lower} > upper {best.value} ({best.reason})")
         grow = used_mode == "sample" and samples is None and M < n_monomials
-        if best.value == lower or not grow or min(n_monomials, 2 * M) * n_out * P > max_entries:
+        nxt = min(n_monomials, 2 * M) * n_out
+        too_big = (max_entries is not None and nxt * P > max_entries) or (
+            max_memory is not None and _rank_need(nxt, P, F, sketch_rows=None, witness=witness) > max_memory)
+        if best.value == lower or not grow or too_big:
             break
         M = min(n_monomials, 2 * M)
 
@@ -477,6 +637,9 @@ def dimension(
         equation_rank=ladder.equation_rank,
         check=best.check,
         witness=wit,
+        sketch=sketch,
+        predicted_peak_bytes=peak,
+        max_memory=max_memory,
         theta=[int(v) for v in theta],
         inputs=X.tolist() if X.shape[1] else [],
         notes=ladder.notes,

@@ -35,6 +35,15 @@ Arithmetic modulo ``q`` runs through :class:`ResidueField` (object arrays of
 Python ints, the same interface as :class:`algebra.exact.field.PrimeField`),
 so every model evaluates its Jacobian there unchanged; linear algebra modulo
 ``q`` goes through ``flint.fmpz_mod_mat``.
+
+**Memory.** The kernel-field identity needs only the vector ``J v`` for
+``v = X(theta)^T c``, never ``J`` itself.  Above :data:`JVP_MIN_ENTRIES`
+Jacobian entries it is computed from ``D + 1`` forward evaluations
+``F(theta + t v, x)``, ``t = 0..D`` (``D`` the joint degree bounds the
+degree in ``t``), by exact Lagrange interpolation of the linear coefficient
+(:func:`jacobian_vector_product`): the same polynomial identity, so the
+same failure bound, at the memory of ``D + 1`` outputs instead of a
+``n_outputs x P`` array of 200-bit integers.
 """
 
 from __future__ import annotations
@@ -46,15 +55,19 @@ from math import floor, log2
 
 import numpy as np
 
-from algebra.errors import InputError
+from algebra.errors import InputError, ResourceError
 from algebra.exact.field import NativeField
 
 __all__ = ["ResidueField", "random_prime", "IdentityCheck", "failure_bound", "kernel_fields_hold",
-           "cramer_fields_hold", "image_equations_hold", "SZ_BITS", "TARGET_BITS"]
+           "cramer_fields_hold", "image_equations_hold", "jacobian_vector_product", "SZ_BITS", "TARGET_BITS",
+           "JVP_MIN_ENTRIES"]
 
 SZ_BITS = 200  # the identity primes live in [2^200, 2^201)
 TARGET_BITS = 60  # every probabilistic rung fails with probability below 2^-60
 _CONTENT = Fraction(1, 2**120)  # q divides the content of a nonzero identity (see the module docstring)
+#: Above this many Jacobian entries (``n_outputs x P`` at one input) the kernel-field test uses
+#: :func:`jacobian_vector_product` instead of forming ``J`` over the 200-bit field.
+JVP_MIN_ENTRIES = 1_000_000
 
 
 class ResidueField(NativeField):
@@ -178,6 +191,9 @@ class IdentityCheck:
 
 
 def _points_needed(degree: int) -> int:
+    if failure_bound(degree) >= Fraction(1, 2):  # no number of points would reach the target
+        raise ResourceError(f"an identity of degree {degree} is too high to test modulo a {SZ_BITS}-bit prime "
+                            f"(Schwartz–Zippel needs degree < 2^{SZ_BITS - 1})")
     k = 1
     while failure_bound(degree, k) >= Fraction(1, 2**TARGET_BITS):
         k += 1
@@ -212,6 +228,55 @@ def _run(model, rng, degree: int, what: str, test) -> IdentityCheck:
     return IdentityCheck(True, degree, points, what)
 
 
+@lru_cache(maxsize=64)
+def _derivative_weights(degree: int) -> tuple:
+    """``w_t`` with ``g'(0) = sum_t w_t g(t)`` for every polynomial ``g`` of degree ``<= degree`` (nodes ``0..degree``)."""
+    nodes = range(degree + 1)
+    weights = []
+    for k in nodes:
+        others = [m for m in nodes if m != k]
+        denominator = 1
+        for m in others:
+            denominator *= k - m
+        # d/dt prod_{m != k} (t - m) at t = 0
+        numerator = 0
+        for m in others:
+            term = 1
+            for l in others:
+                if l != m:
+                    term *= -l
+            numerator += term
+        weights.append(Fraction(numerator, denominator))
+    return tuple(weights)
+
+
+def jacobian_vector_product(model, theta, x, v, G: ResidueField) -> np.ndarray:
+    """``J(theta, x) v`` over ``G`` (flattened like the Jacobian's rows) from forward evaluations only.
+
+    ``t -> F(theta + t v, x)`` is a polynomial of degree ``<= D`` (the joint
+    degree), so its derivative at 0 is ``sum_t w_t F(theta + t v, x)`` over
+    the nodes ``t = 0..D`` with the Lagrange weights ``w_t``: exact in GF(q)
+    (``q > D``).
+
+    Examples
+    --------
+    >>> from algebra.models import QueryKey
+    >>> m, G = QueryKey(3, 2), ResidueField(2**127 - 1)
+    >>> th, v = G.array(np.arange(1, 13)), G.array(np.arange(5, 17))
+    >>> x = np.zeros((1, 0), dtype=np.int64)
+    >>> bool((jacobian_vector_product(m, th, x, v, G) == G.matmul(m.jacobian(th, x, G), v[:, None]).ravel()).all())
+    True
+    """
+    out = None
+    for t, w in enumerate(_derivative_weights(int(model.joint_degree()))):
+        if w == 0:
+            continue
+        y = model.forward(G.add(theta, G.mul(v, G.scalar(t))), x, G).ravel()
+        term = G.mul(y, G.scalar(w))
+        out = term if out is None else G.add(out, term)
+    return out
+
+
 def kernel_fields_hold(model, rng: np.random.Generator) -> IdentityCheck:
     """Schwartz–Zippel test of ``J(theta, x) X_j(theta) = 0`` for every symmetry field of ``model``.
 
@@ -223,6 +288,7 @@ def kernel_fields_hold(model, rng: np.random.Generator) -> IdentityCheck:
     (True, True)
     """
     degree = model.joint_degree() + model.symmetry_degree()
+    jvp = model.n_outputs * model.parameter_count > JVP_MIN_ENTRIES
 
     def test(G, theta, x):
         S = model.symmetry_fields(theta, G)
@@ -230,9 +296,12 @@ def kernel_fields_hold(model, rng: np.random.Generator) -> IdentityCheck:
             return True
         # J S^T != 0 implies J S^T c != 0 for all but a 1/q fraction of combinations c
         v = G.matmul(_random_vector(rng, S.shape[0], G)[None, :], S)[0]
+        if jvp:  # J v without J (module docstring)
+            return not any(jacobian_vector_product(model, theta, x, v, G))
         return not any(G.matmul(model.jacobian(theta, x, G), v[:, None]).ravel())
 
-    return _run(model, rng, degree, f"{model.symmetry_count()} symmetry fields in ker J", test)
+    route = " (J v from forward evaluations)" if jvp else ""
+    return _run(model, rng, degree, f"{model.symmetry_count()} symmetry fields in ker J{route}", test)
 
 
 def image_equations_hold(model, rng: np.random.Generator) -> IdentityCheck:

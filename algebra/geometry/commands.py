@@ -39,6 +39,7 @@ import numpy as np
 from algebra.errors import InputError, ResourceError
 from algebra.exact.field import DEFAULT_PRIME
 from algebra.engine import MODES, dimension
+from algebra.engine.dimension import DEFAULT_MAX_MEMORY, parse_memory
 from algebra.models import DeepLinear, LightningAttention, MLP, PolynomialMap, QueryKey, quadratic_network, shallow_network
 from algebra.models.mlp import parse_activation, parse_inactive
 from algebra.sweep import add_arguments as sweep_arguments
@@ -106,21 +107,38 @@ def nonnegative_arg(name: str):
     return _integer_arg(name, 0, "a non-negative integer")
 
 
-def add_output_options(parser) -> None:
-    """``--json`` and ``--seed``: every geometry command has them."""
-    parser.add_argument("--json", action="store_true", help="print JSON")
-    parser.add_argument("--seed", type=nonnegative_arg("--seed"), default=0, help="seed of the random point(s)")
+def _default(value, inherit: bool):
+    # A subcommand's parser copies every attribute it sets over its parent's: with a real default,
+    # `dim --over-q qk ...` would lose --over-q.  SUPPRESS sets nothing unless the option is given.
+    return argparse.SUPPRESS if inherit else value
 
 
-def add_dimension_options(parser) -> None:
+def add_output_options(parser, *, inherit: bool = False) -> None:
+    """``--json`` and ``--seed``: every geometry command has them.
+
+    ``inherit=True`` (a subcommand under a parser that has them too): no defaults, so a value
+    given before the subcommand's name is kept and one given after it wins.
+    """
+    parser.add_argument("--json", action="store_true", default=_default(False, inherit), help="print JSON")
+    parser.add_argument("--seed", type=nonnegative_arg("--seed"), default=_default(0, inherit),
+                        help="seed of the random point(s)")
+
+
+def add_dimension_options(parser, *, inherit: bool = False) -> None:
     """The engine's options (``dim`` and each ``dim FAMILY``): output, mode, prime, --over-q, --witness, --samples."""
-    add_output_options(parser)
-    parser.add_argument("--mode", choices=MODES, default="auto", help="coefficient or sample space (auto: coefficient where direct)")
-    parser.add_argument("--prime", type=int, default=DEFAULT_PRIME, help=f"prime modulus < 2^21 (default {DEFAULT_PRIME})")
-    parser.add_argument("--over-q", action="store_true", help="exact rank over Q instead of mod p (slow)")
-    parser.add_argument("--witness", action="store_true",
+    add_output_options(parser, inherit=inherit)
+    parser.add_argument("--mode", choices=MODES, default=_default("auto", inherit),
+                        help="coefficient or sample space (auto: coefficient where direct)")
+    parser.add_argument("--prime", type=int, default=_default(DEFAULT_PRIME, inherit),
+                        help=f"prime modulus < 2^21 (default {DEFAULT_PRIME})")
+    parser.add_argument("--over-q", action="store_true", default=_default(False, inherit),
+                        help="exact rank over Q instead of mod p (slow)")
+    parser.add_argument("--witness", action="store_true", default=_default(False, inherit),
                         help="also report a nonzero maximal minor (rows, cols) with the point and inputs it is taken at")
-    parser.add_argument("--samples", type=positive_arg("--samples"), default=None, help="number of sample inputs (sample mode)")
+    parser.add_argument("--samples", type=positive_arg("--samples"), default=_default(None, inherit),
+                        help="number of sample inputs (sample mode)")
+    parser.add_argument("--max-memory", type=parse_memory, default=_default(DEFAULT_MAX_MEMORY, inherit),
+                        metavar="BYTES", help="refuse above this predicted peak memory (suffixes K, M, G; default 16G)")
 
 
 def add_certificate_option(parser) -> None:
@@ -275,8 +293,9 @@ def model_from_args(args):
 
 def _size_error(args, exc: ResourceError) -> InputError:
     """A refused size, reported against the family's size arguments (exit status 2)."""
-    if getattr(exc, "argument", None):  # the engine named the option itself (e.g. --over-q)
+    if getattr(exc, "argument", None) not in (None, "--max-memory"):  # the engine named the option (e.g. --over-q)
         return InputError(exc.argument, True, f"a smaller computation: {exc}")
+    # a memory refusal is reported against the model's size, its message says how to raise --max-memory
     names = MODEL_FAMILIES[args.family].size_arguments or ("FAMILY",)
     value = "/".join(str(getattr(args, n.lstrip("-").replace("-", "_"), None)) for n in names)
     return InputError("/".join(names), value, f"a smaller model: {exc}")
@@ -319,7 +338,8 @@ def _row(label: str, res) -> list:
 
 
 def _engine_options(args) -> dict:
-    return dict(mode=args.mode, seed=args.seed, prime=None if args.over_q else args.prime, witness=args.witness)
+    return dict(mode=args.mode, seed=args.seed, prime=None if args.over_q else args.prime, witness=args.witness,
+                max_memory=args.max_memory)
 
 
 def _run_dim(args) -> int:
@@ -572,7 +592,7 @@ def register(subparsers) -> None:
     for name, family in MODEL_FAMILIES.items():
         q = fams.add_parser(name, help=family.help)
         family.add_arguments(q)
-        add_dimension_options(q)
+        add_dimension_options(q, inherit=True)  # `dim --json FAMILY ...` keeps the parent's --json
         add_certificate_option(q)
 
     p = subparsers.add_parser("secant", help="certified dimension of a secant variety (Terracini)",

@@ -26,6 +26,7 @@ import json
 from dataclasses import asdict, replace
 from pathlib import Path
 
+from algebra.engine.dimension import DEFAULT_MAX_MEMORY, parse_memory
 from algebra.errors import InputError
 
 __all__ = ["register"]
@@ -242,7 +243,7 @@ def _dim(args) -> int:
     from algebra.grokking.references import data_dimension, lazy_reference
 
     out = data_dimension(args.p, args.width, args.train_fraction, args.seed,
-                         coefficient_space=not args.no_coefficient_space)
+                         coefficient_space=not args.no_coefficient_space, max_memory=args.max_memory)
     if args.lazy:
         out["lazy"] = lazy_reference(args.p, args.width, args.train_fraction, args.seed)
     lines = [("n_train", str(out["n_train"])),
@@ -316,5 +317,7 @@ def register(subparsers) -> None:
     d.add_argument("--seed", type=int, default=0)
     d.add_argument("--lazy", action="store_true", help="add Theorem 5.2 / Corollary 5.3")
     d.add_argument("--no-coefficient-space", action="store_true")
+    d.add_argument("--max-memory", type=parse_memory, default=DEFAULT_MAX_MEMORY, metavar="BYTES",
+                   help="refuse above this predicted peak memory (suffixes K, M, G; default 16G)")
     d.add_argument("--json", action="store_true")
     d.set_defaults(handler=_dim)

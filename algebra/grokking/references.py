@@ -46,6 +46,7 @@ from functools import lru_cache
 import numpy as np
 
 from algebra.errors import InputError, ResourceError
+from algebra.engine.dimension import DEFAULT_MAX_MEMORY
 from algebra.exact.field import DEFAULT_PRIME, PrimeField
 from algebra.exact.rank import rank_mod_p, rank_over_q
 from algebra.grokking.network import parameter_count
@@ -59,13 +60,14 @@ try:  # the engine is moving to algebra.engine; use whichever exists
 except ImportError:  # pragma: no cover - depends on the tree's state
     from algebra.geometry.dimension import dimension
 
-#: Largest Jacobian (entries) handed to the engine.  Its identity tests evaluate the Jacobian
-#: over a 200-bit prime field as Python-int arrays: measured 0.6 GB and 12 s for
-#: p = 17, K = 32, N = 144 (4.0 million entries); p = 23, K = 64, N = 211 (21 million)
-#: passed 5.6 GB before it was stopped.
-MAX_ENGINE_ENTRIES = 8_000_000
+# Sizes: the engine refuses by predicted memory (``max_memory``, ``--max-memory``).  The
+# data-restricted Jacobian (``N p`` rows, ``P = 3pK`` columns) is never formed: the engine takes the
+# rank of the row sketch :meth:`DataRestrictedQuadratic.jacobian_sketch` (memory ``~8 s P`` bytes
+# for ``s ~ K(3p - 2)`` rows) and tests the symmetry fields through Jacobian-vector products
+# (forward evaluations only).  The old cap of 8 million entries came from forming the whole
+# Jacobian over a 200-bit field (5.6 GB at 21 million entries).
 
-__all__ = ["MAX_ENGINE_ENTRIES", "DataRestrictedQuadratic", "monomial_matrix", "centred_rank", "data_dimension",
+__all__ = ["DataRestrictedQuadratic", "monomial_matrix", "centred_rank", "data_dimension",
            "lazy_reference", "effective_atoms", "atom_norms"]
 
 
@@ -176,7 +178,12 @@ class DataRestrictedQuadratic(NoInputModel):
         return W, V, H
 
     def _centre(self, M, F):
-        """``N M - sum_i M_i`` along axis 0."""
+        """``N M - sum_i M_i`` along axis 0 (in place on an ``int64`` residue array: no full-size temporary)."""
+        if M.dtype == np.int64 and F.p < 2**21 and M.shape[0] < 2**21:  # N M and the sums stay below 2^42
+            total = np.remainder(M.sum(axis=0), F.p)
+            M *= self.n
+            M -= total[None]
+            return np.remainder(M, F.p, out=M)
         total = F.array(np.sum(M, axis=0))
         return F.sub(F.mul(M, F.scalar(self.n)), total[None])
 
@@ -202,6 +209,95 @@ class DataRestrictedQuadratic(NoInputModel):
             J[:, j, 2 * p * K + j * K: 2 * p * K + (j + 1) * K] = A
         return self._centre(J, F).reshape(n * p, -1)
 
+    def jacobian_sketch_bytes(self, rows: int) -> int:
+        """Predicted peak (bytes) of :meth:`jacobian_sketch`: the sketch and one chunk's temporaries."""
+        s, c = int(rows), self._SKETCH_CHUNK
+        return 8 * (s * self.parameter_count + 3 * s * c * self.p + 3 * s * c * self.K + 2 * s * self.p)
+
+    #: samples per chunk of :meth:`jacobian_sketch` (each GEMM sums at most this many exact products)
+    _SKETCH_CHUNK = 32
+
+    def jacobian_sketch(self, theta, field, rows: int, rng: np.random.Generator) -> np.ndarray:
+        """``R J(theta)`` modulo ``field.p`` for a uniform random ``rows x (n p)`` matrix ``R``, without forming ``J``.
+
+        ``J`` has ``n p`` rows but each uncentred row ``d yhat_ij`` touches
+        only ``3K`` parameters (``W[a_i]``, ``W[p + b_i]``, ``V[j]``), so
+        ``R J_raw`` is three exact float64 GEMMs per chunk of samples
+        (``R_i V``, then ``H``-weighted scatter into the ``W`` columns, and
+        ``R^T A`` into the ``V`` columns); the centring ``N J_i - sum_k J_k``
+        becomes ``N (R J_raw) - (sum_i R_i) T`` with ``T`` the ``p x P``
+        column sums.  Cost ``O(rows n p K)`` instead of ``O(rows n p P)``,
+        memory that of the sketch.  ``R``'s entries are drawn in ``[-h, h]``
+        (``h = (q - 1) / 2``, uniform modulo ``q``), column block
+        ``[i p, (i + c) p)`` at a time as ``rng.integers(-h, h + 1, (rows, c p))``
+        with ``c`` = :attr:`_SKETCH_CHUNK` samples (fewer in the last block).
+
+        Returns a C-ordered float64 array ``(rows, P)`` of residues in ``[0, q)``.
+
+        Examples
+        --------
+        >>> from algebra.exact.field import PrimeField
+        >>> t = modular_addition(5, 1.0)
+        >>> m = DataRestrictedQuadratic(5, 2, t.a, t.b)
+        >>> F = PrimeField(1048573); th = m.random_point(np.random.default_rng(0))
+        >>> S = m.jacobian_sketch(th, F, 6, np.random.default_rng(1))
+        >>> h = F.p // 2; rng = np.random.default_rng(1)
+        >>> R = np.concatenate([rng.integers(-h, h + 1, (6, c * 5)) for c in (25,)], axis=1)
+        >>> bool((S == F.matmul(F.array(R), m.jacobian(th, None, F))).all())
+        True
+        """
+        from algebra.exact.elimination import blas_supports
+
+        q = field.p
+        if not blas_supports(q):
+            raise InputError("prime", q, "a prime below about 2**21 (exact float64 sketch)")
+        F = field
+        blk = self._blocks(theta, F)
+        p, K, n, s, c = self.p, self.K, self.n, int(rows), self._SKETCH_CHUNK
+        W, V = blk["W"], blk["V"]
+        H = F.add(W[self.a], W[p + self.b])  # (n, K) residues
+        A = F.mul(H, H).astype(np.float64)
+        H2 = F.mul(H, F.scalar(2)).astype(np.float64)
+        Vf = V.astype(np.float64)
+        h = q // 2
+        S = np.zeros((s, self.parameter_count))
+        Rsum = np.zeros((s, p))
+        cols = np.arange(K)
+        for i0 in range(0, n, c):
+            i1 = min(n, i0 + c)
+            m = i1 - i0
+            R = rng.integers(-h, h + 1, size=(s, m * p)).astype(np.float64).reshape(s, m, p)
+            Rsum += R.sum(axis=1)
+            # V columns: S[:, V[j, k]] += sum_i R[:, i, j] A[i, k]   (m terms below q * h each)
+            Sv = np.remainder(np.ascontiguousarray(R.transpose(0, 2, 1)).reshape(s * p, m) @ A[i0:i1], q)
+            S[:, 2 * p * K:] += Sv.reshape(s, p * K)
+            # W columns: G[:, i, k] = (R_i V)[:, k] 2 H[i, k], added at W[a_i, k] and W[p + b_i, k]
+            G = np.remainder(R.reshape(s * m, p) @ Vf, q).reshape(s, m, K)
+            G *= H2[None, i0:i1]
+            np.remainder(G, q, out=G)
+            used = np.unique(np.concatenate([self.a[i0:i1], p + self.b[i0:i1]]))
+            E = np.zeros((m, used.size))
+            E[np.arange(m), np.searchsorted(used, self.a[i0:i1])] = 1
+            E[np.arange(m), np.searchsorted(used, p + self.b[i0:i1])] += 1
+            Gw = (np.ascontiguousarray(G.transpose(0, 2, 1)).reshape(s * K, m) @ E).reshape(s, K, used.size)
+            idx = (used[:, None] * K + cols[None, :]).ravel()
+            S[:, idx] += Gw.transpose(0, 2, 1).reshape(s, -1)
+            np.remainder(S, q, out=S)
+            np.remainder(Rsum, q, out=Rsum)
+        # centring: R J = N (R J_raw) - Rsum T, T[j, W[a, k]] = 2 V[j, k] Hs[a, k], T[j, V[j, k]] = sum_i A[i, k]
+        Hs = np.zeros((2 * p, K), dtype=np.int64)
+        np.add.at(Hs, self.a, H)
+        np.add.at(Hs, p + self.b, H)
+        U = np.remainder(Rsum @ (2 * Vf), q)  # (s, K)
+        S *= F.scalar(self.n)
+        np.remainder(S, q, out=S)
+        corr = np.remainder(U[:, None, :] * np.remainder(Hs, q)[None].astype(np.float64), q)
+        S[:, :2 * p * K] -= corr.reshape(s, -1)
+        Asum = np.remainder(A.sum(axis=0), q)
+        S[:, 2 * p * K:] -= np.remainder(Rsum[:, :, None] * Asum[None, None, :], q).reshape(s, -1)
+        np.remainder(S, q, out=S)
+        return S
+
     def symmetry_fields(self, theta, field) -> np.ndarray:
         F = field
         blk = self._blocks(theta, F)
@@ -221,22 +317,19 @@ class DataRestrictedQuadratic(NoInputModel):
 
 
 def _engine_json(r) -> dict:
+    js = r.to_json()
     return {"dimension": int(r.dimension), "lower_bound": int(r.lower_bound), "upper_bound": int(r.upper_bound),
-            "certified": bool(r.certified), "upper_bound_reason": r.upper_bound_reason}
+            "certified": bool(r.certified), "upper_bound_reason": r.upper_bound_reason,
+            "failure_probability": r.failure_probability, "sketch": js.get("sketch"), "mode": r.mode,
+            "seconds": js["seconds"], "predicted_peak_bytes": r.predicted_peak_bytes}
 
 
-def _check_engine_size(rows: int, P: int, what: str) -> None:
-    if rows * P > MAX_ENGINE_ENTRIES:
-        raise ResourceError(f"{what}: a {rows:,} x {P:,} Jacobian ({rows * P:,} entries) is above the "
-                            f"{MAX_ENGINE_ENTRIES:,} the engine's identity tests handle in memory "
-                            "(use a smaller --p, --width or --train-fraction)")
+_RESULT_KEYS = ("dimension", "lower_bound", "upper_bound", "certified", "upper_bound_reason")
 
 
 @lru_cache(maxsize=64)
-def _coefficient_space(p: int, K: int, seed: int, prime: int) -> dict:
-    P = parameter_count(p, K)
-    _check_engine_size(P + 4 * p, P, "coefficient space")
-    return _engine_json(dimension(quadratic_network(2 * p, p, K), seed=seed, prime=prime))
+def _coefficient_space(p: int, K: int, seed: int, prime: int, max_memory) -> dict:
+    return _engine_json(dimension(quadratic_network(2 * p, p, K), seed=seed, prime=prime, max_memory=max_memory))
 
 
 def _arguments(p, width, train_fraction, seed, task) -> tuple:
@@ -249,7 +342,8 @@ def _arguments(p, width, train_fraction, seed, task) -> tuple:
 
 
 def data_dimension(p: int, width: int, train_fraction: float = 1.0, seed: int = 0, *,
-                   prime: int = DEFAULT_PRIME, coefficient_space: bool = True, task=None) -> dict:
+                   prime: int = DEFAULT_PRIME, coefficient_space: bool = True, task=None,
+                   max_memory=DEFAULT_MAX_MEMORY) -> dict:
     """Certified dimension of the data-restricted quadratic network, beside the paper's formulas.
 
     Parameters
@@ -263,6 +357,9 @@ def data_dimension(p: int, width: int, train_fraction: float = 1.0, seed: int = 
         Also certify the coefficient-space secant dimension (Corollary 4.2/5.4's object).
     task : ModularAddition, optional
         Use this task instead of building it from the arguments.
+    max_memory : int, str or None
+        The engine's limit on its predicted peak memory (bytes, or ``"8G"``);
+        ``None``: no limit.
 
     Returns
     -------
@@ -274,15 +371,18 @@ def data_dimension(p: int, width: int, train_fraction: float = 1.0, seed: int = 
         ``paper_hypothesis`` (Corollary 4.2's subabundance condition),
         ``coefficient_space`` (certified secant dimension, or None),
         ``coefficient_space_certified``, ``verdict_coefficient_space``
-        (Corollary 5.4 against the certified secant dimension), and
-        ``data_vs_paper`` (``dimension - paper_value``).
+        (Corollary 5.4 against the certified secant dimension; ``out of
+        reach`` with ``coefficient_space_note`` when the engine refused it),
+        ``data_vs_paper`` (``dimension - paper_value``), and ``engine``
+        (the data-restricted result's rung failure probability, row sketch,
+        mode, seconds and predicted peak bytes).
 
     Raises
     ------
     InputError
         For invalid sizes (naming the argument).
     ResourceError
-        When a Jacobian exceeds :data:`MAX_ENGINE_ENTRIES`, before allocating.
+        When the data-restricted computation's predicted peak exceeds ``max_memory``, before allocating.
 
     Examples
     --------
@@ -298,13 +398,14 @@ def data_dimension(p: int, width: int, train_fraction: float = 1.0, seed: int = 
     """
     p, K, f, seed, task = _arguments(p, width, train_fraction, seed, task)
     model = DataRestrictedQuadratic(p, K, task.a[task.train], task.b[task.train])
-    _check_engine_size(model.n_outputs, model.parameter_count, "data-restricted network")
-    r = dimension(model, seed=seed, prime=prime)
+    r = dimension(model, seed=seed, prime=prime, max_memory=max_memory)
+    engine = _engine_json(r)
     paper_lam, paper_result = quadratic_network_paper_value(2 * p, p, K)
     subabundant = K * (3 * p - 1) < p * (2 * p) * (2 * p + 1) // 2
     out = {
         "p": p, "width": K, "train_fraction": f, "seed": seed, "n_train": task.n_train,
-        **_engine_json(r),
+        **{k: v for k, v in engine.items() if k in _RESULT_KEYS},
+        "engine": {k: v for k, v in engine.items() if k not in _RESULT_KEYS},
         "cap": model.ambient_dimension(),
         "symmetry_bound": K * (3 * p - 2),
         "lambda_data": str(Fraction(r.dimension, 2)),
@@ -318,7 +419,11 @@ def data_dimension(p: int, width: int, train_fraction: float = 1.0, seed: int = 
         "verdict_coefficient_space": "out of reach",
     }
     if coefficient_space:
-        cs = _coefficient_space(p, K, seed, prime)
+        try:
+            cs = _coefficient_space(p, K, seed, prime, max_memory)
+        except ResourceError as exc:  # reported, never guessed
+            out["coefficient_space_note"] = str(exc)
+            return out
         out["coefficient_space"] = cs["dimension"]
         out["coefficient_space_certified"] = cs["certified"]
         if not subabundant:

@@ -170,6 +170,7 @@ def burnin_report(x, *, batch: int = 5, min_kept: int = 5) -> dict:
     if nb < 2 * min_kept:
         return {"burnin": 0, "kept": int(y.size), "exceeds_kept": False, "at_window_end": False}
     means = y[:nb * batch].reshape(nb, batch).mean(axis=1)
+    means = means - means.mean()  # centred: the one-pass variances below lose nothing to a large mean
     last = nb - min_kept
     # MSER score of every truncation d = 0..last in one pass (suffix sums)
     rev = means[::-1]

@@ -63,3 +63,19 @@ def test_bad_input():
         effective_sample_size(np.zeros((2, 2)))
     with pytest.raises(InputError):
         hutchinson_trace(rrr_model(2, 2, 1, 1, n=100), num_vectors=1)
+
+
+def test_burnin_report_identities_and_quiet_on_stationary_chains():
+    """burn-in + kept = draws; neither failure signal fires on stationary AR(1) chains, both on a
+    trace that relaxes for 70% of the run (exceeds) or to its end (window end)."""
+    from algebra.numeric.diagnostics import burnin_report
+
+    x = _ar1(0.5, 16, 2000, 4) + 4.5  # a large mean must not matter
+    r = burnin_report(x)
+    assert r["burnin"] + r["kept"] == 2000
+    assert not r["exceeds_kept"] and not r["at_window_end"] and r["burnin"] < 200
+    late = np.concatenate([np.linspace(5, 0, 1400), np.zeros(600)]) + 0.05 * _ar1(0.0, 1, 2000, 5)[0]
+    assert burnin_report(late)["exceeds_kept"]
+    assert burnin_report(5 * np.exp(-np.arange(2000) / 600.0))["at_window_end"]
+    with pytest.raises(InputError):
+        burnin_report(x, batch=0)
