@@ -562,7 +562,7 @@ def _write(emitted: Emitted, path) -> Emitted:
 
 
 def certify_model(model, path, *, seed: int = 0, claimed: int | None = None, relation: str = "==",
-                  quantity: str = "dimension") -> Emitted:
+                  quantity: str = "dimension", prime: int = DEFAULT_PRIME) -> Emitted:
     """Write one certificate about ``model`` to ``path`` (atomically) and return what it shows.
 
     Parameters
@@ -579,6 +579,8 @@ def certify_model(model, path, *, seed: int = 0, claimed: int | None = None, rel
         Seed of the integer point and inputs (recorded in the file).
     claimed, relation : int, str, optional
         A value to compare with (``dim RELATION claimed``), for the verdict.
+    prime : int
+        The prime (``< 2**21``) the lower bound's minor is taken modulo.
     quantity : {"dimension", "lambda"}
         ``dimension``: a ``dimension`` / ``defect`` certificate of the generic
         Jacobian rank.  ``lambda``: a ``formula`` certificate of
@@ -606,11 +608,11 @@ def certify_model(model, path, *, seed: int = 0, claimed: int | None = None, rel
     if seed < 0:
         raise InputError("seed", seed, "a non-negative integer")
     if quantity == "lambda":
-        return _write(rlct_certificate(model, seed=seed), path)
+        return _write(rlct_certificate(model, seed=seed, prime=prime), path)
     try:
-        return _write(dimension_certificate(model, claimed=claimed, relation=relation, seed=seed), path)
+        return _write(dimension_certificate(model, claimed=claimed, relation=relation, seed=seed, prime=prime), path)
     except CertificateError as exc:  # the upper-bound witnesses did not verify: certify what is proven
-        e = dimension_certificate(model, claimed=claimed, relation=relation, seed=seed, upper=False)
+        e = dimension_certificate(model, claimed=claimed, relation=relation, seed=seed, prime=prime, upper=False)
         note = f"only the lower bound rank >= {e.lower} is certified (the upper bound did not verify: {exc})"
         return _write(Emitted(e.certificate, e.kind, e.lower, e.upper, e.verdict, e.reason, note), path)
 

@@ -69,7 +69,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from math import ceil
+from math import ceil, floor, log2
 
 import numpy as np
 
@@ -99,6 +99,8 @@ DEFAULT_MAX_MEMORY = 16 * 2**30
 #: Bytes per Jacobian entry while a model builds it: the int64 array and one temporary of its size
 #: (an estimate; the models' numpy code holds at most one full-size temporary at a time).
 JACOBIAN_BYTES_PER_ENTRY = 16
+#: Bytes per entry of a Jacobian over the 200-bit identity field (a Python int and its pointer).
+RESIDUE_BYTES_PER_ENTRY = 64
 #: Sketch a Jacobian with at least this many times the rows the rank can use.
 SKETCH_RATIO = 2
 #: Rows of the sketch beyond the cheap upper bound (a rank-deficient sketch has probability <= p^-8 / (p - 1)).
@@ -274,6 +276,14 @@ def _rank_need(rows: int, P: int, F, *, sketch_rows: int | None, witness: bool) 
     return need + predicted_peak_bytes(rows, P, method=method, witness=witness)
 
 
+def _shortfall(p: int) -> str:
+    """Bound on ``P(rank(R J) < rank(J))`` when ``rank(J) <= rows - SKETCH_OVERSAMPLE``: ``p^-8 / (p - 1)``.
+
+    Only the certificate is at stake (``rank(R J) <= rank(J)`` always); the engine retries unsketched.
+    """
+    return f"<= 2^-{floor((SKETCH_OVERSAMPLE + 1) * log2(p - 1))} (p^-{SKETCH_OVERSAMPLE} / (p - 1); costs only the certificate)"
+
+
 def _lower_bound(model: Model, theta, X, F, direct: bool, rows: int, *, sketch_rows: int | None, sketch_seed: int,
                  witness: bool, max_memory: int | None, max_entries: int | None) -> tuple:
     """``(lower, witness, sketch record, predicted peak, J)``: the exact rank of J or of a row sketch of it.
@@ -286,7 +296,8 @@ def _lower_bound(model: Model, theta, X, F, direct: bool, rows: int, *, sketch_r
         need = model.jacobian_sketch_bytes(s) + predicted_peak_bytes(s, P, overwrite=True)
         _check_memory(need, f"a {s:,}-row sketch of the {rows:,} x {P:,} Jacobian", max_memory)
         S = model.jacobian_sketch(theta, F, s, np.random.default_rng(np.random.SeedSequence(sketch_seed)))
-        record = {"rows": s, "jacobian_rows": rows, "seed": sketch_seed, "route": f"{type(model).__name__}.jacobian_sketch"}
+        record = {"rows": s, "jacobian_rows": rows, "seed": sketch_seed, "route": f"{type(model).__name__}.jacobian_sketch",
+                  "shortfall_probability": _shortfall(F.p)}
         return rank_mod_p(S, F.p, overwrite=True), None, record, need, None
     if max_entries is not None:
         _check_size(rows, P, max_entries)
@@ -298,7 +309,8 @@ def _lower_bound(model: Model, theta, X, F, direct: bool, rows: int, *, sketch_r
         J = model.jacobian(theta, X, F)
     if sketch_rows is not None:
         sk = sketched_rank_mod_p(J, F.p, expected_rank=sketch_rows, oversample=0, seed=sketch_seed)
-        record = {"rows": sk.rows, "jacobian_rows": rows, "seed": sketch_seed, "route": "sketched_rank_mod_p"}
+        record = {"rows": sk.rows, "jacobian_rows": rows, "seed": sketch_seed, "route": "sketched_rank_mod_p",
+                  "shortfall_probability": _shortfall(F.p)}
         return sk.rank, None, record, need, None
     if F.p is None:
         return rank_over_q(J), None, None, need, J
@@ -397,9 +409,19 @@ class _Ladder:
         self._cache[rung] = bound
         return bound
 
-    def cramer(self, lower: int, witness: RankWitness, jacobians) -> Bound | None:
-        """Cramer fields of the lower bound's block (not cached: the block changes with the samples)."""
+    def cramer(self, lower: int, witness: RankWitness, jacobians, whole_rows: int = 0,
+               max_memory: int | None = None) -> Bound | None:
+        """Cramer fields of the lower bound's block (not cached: the block changes with the samples).
+
+        ``whole_rows``: rows of the Jacobian the test forms over the 200-bit field at each point (all of
+        them for maps without inputs), about :data:`RESIDUE_BYTES_PER_ENTRY` bytes per entry there.
+        """
         if not self.can_test or witness is None or witness.rank != lower:
+            return None
+        need = RESIDUE_BYTES_PER_ENTRY * whole_rows * self.P
+        if max_memory is not None and need > max_memory:
+            self.notes.append(f"cramer rung skipped: its {whole_rows:,} x {self.P:,} Jacobian over a 200-bit field "
+                              f"needs about {_gb(need)}, above max_memory = {_gb(max_memory)} (--max-memory)")
             return None
         if lower > MAX_CRAMER_RANK or lower * self.P > MAX_CRAMER_ENTRIES:
             self.notes.append(f"cramer rung skipped: a {lower} x {lower} block with {self.P} columns modulo a 200-bit "
@@ -599,7 +621,8 @@ def dimension(
         if best.value > lower:
             if wit is None:
                 wit = rank_with_witness(L.array(J) if F.p is None else J, L.p)
-            b = ladder.cramer(lower, wit, _jacobian_routes(model, direct, X, wit.rows))
+            b = ladder.cramer(lower, wit, _jacobian_routes(model, direct, X, wit.rows),
+                              rows if model.n_inputs == 0 or direct else n_out, max_memory)
             if b is not None:
                 best = b
         if best.value < lower:

@@ -60,7 +60,7 @@ from algebra.exact.field import NativeField
 
 __all__ = ["ResidueField", "random_prime", "IdentityCheck", "failure_bound", "kernel_fields_hold",
            "cramer_fields_hold", "image_equations_hold", "jacobian_vector_product", "SZ_BITS", "TARGET_BITS",
-           "JVP_MIN_ENTRIES"]
+           "JVP_MIN_ENTRIES", "JVP_MAX_DEGREE"]
 
 SZ_BITS = 200  # the identity primes live in [2^200, 2^201)
 TARGET_BITS = 60  # every probabilistic rung fails with probability below 2^-60
@@ -68,6 +68,8 @@ _CONTENT = Fraction(1, 2**120)  # q divides the content of a nonzero identity (s
 #: Above this many Jacobian entries (``n_outputs x P`` at one input) the kernel-field test uses
 #: :func:`jacobian_vector_product` instead of forming ``J`` over the 200-bit field.
 JVP_MIN_ENTRIES = 1_000_000
+#: ... and when the joint degree is at most this (the product costs ``joint degree + 1`` forward evaluations).
+JVP_MAX_DEGREE = 256
 
 
 class ResidueField(NativeField):
@@ -288,7 +290,8 @@ def kernel_fields_hold(model, rng: np.random.Generator) -> IdentityCheck:
     (True, True)
     """
     degree = model.joint_degree() + model.symmetry_degree()
-    jvp = model.n_outputs * model.parameter_count > JVP_MIN_ENTRIES
+    # D + 1 forward evaluations: only for moderate joint degrees (deep high-degree chains form J instead)
+    jvp = model.n_outputs * model.parameter_count > JVP_MIN_ENTRIES and model.joint_degree() <= JVP_MAX_DEGREE
 
     def test(G, theta, x):
         S = model.symmetry_fields(theta, G)

@@ -356,6 +356,9 @@ def _run_dim(args) -> int:
             print(_table([_row(label, r) for label, r in results]))
         return 0
     model = model_from_args(args)
+    if args.certificate and args.samples is not None:
+        raise InputError("--samples", args.samples, "no --samples with --certificate (the certificate's route chooses "
+                         "its sample inputs; drop --samples)")
     try:
         res = dimension(model, samples=args.samples, **_engine_options(args))
     except ResourceError as exc:
@@ -364,7 +367,10 @@ def _run_dim(args) -> int:
     if args.certificate:
         from algebra.certify import certify_model
 
-        cert = write_certificate(args.certificate, lambda path: certify_model(model, path, seed=args.seed))
+        # The certificate is its own proof at the same seed and prime (mod p even
+        # with --over-q: the checker replays minors modulo a prime); its route
+        # chooses its own inputs, so a fixed --samples would describe another run.
+        cert = write_certificate(args.certificate, lambda path: certify_model(model, path, seed=args.seed, prime=args.prime))
     if args.json:
         print(json.dumps(dict(res.to_json(), **({"certificate": cert} if cert else {})), indent=2))
     else:
@@ -518,7 +524,7 @@ def _run_proximity_sweep(args) -> int:
 
 
 def _run_singular(args) -> int:
-    from algebra.geometry.singular import STRATUM_CLAIMS, SYMBOLIC_EXAMPLES, check_claim, symbolic_example
+    from algebra.geometry.singular import STRATUM_CLAIMS, SYMBOLIC_EXAMPLES, check_claim, stratum_verdict, symbolic_example
 
     reports = []
     if args.example:
@@ -527,7 +533,7 @@ def _run_singular(args) -> int:
         checks = check_claim(args.claim, points=args.points, seed=args.seed)
         reports.append({"claim": args.claim, "location": STRATUM_CLAIMS[args.claim][0],
                         "statement": STRATUM_CLAIMS[args.claim][1],
-                        "verdict": "confirmed" if all(c.confirmed for c in checks) else "refuted",
+                        "verdict": stratum_verdict(checks),
                         "checks": [c.to_json() for c in checks]})
     if not reports:
         raise InputError("--example/--claim", None, f"an example ({', '.join(SYMBOLIC_EXAMPLES)}) or a claim ({', '.join(STRATUM_CLAIMS)})")
@@ -539,7 +545,8 @@ def _run_singular(args) -> int:
             print(f"{name}: {r['verdict'].upper()} -- {r.get('statement')} ({r['location']})")
             for c in r.get("checks", []):
                 print(f"  {c['size']} {c['stratum']}: expected {c['expected']}, observed {c['observed']} -> {c['verdict']}")
-    return 0 if all(r["verdict"] == "confirmed" for r in reports) else 1
+    # exit 1 when something was refuted or a symbolic example not confirmed; "out of reach" is not a failure
+    return 1 if any(r["verdict"] in ("refuted", "not confirmed") for r in reports) else 0
 
 
 def _run_normal_form(args) -> int:

@@ -58,6 +58,7 @@ __all__ = [
     "STRATUM_CLAIMS",
     "check_claim",
     "check_all",
+    "stratum_verdict",
 ]
 
 
@@ -262,13 +263,27 @@ class StratumCheck:
     size: dict
     expected: int | str
     observed: list
-    confirmed: bool
+    holds: bool
     notes: dict = field(default_factory=dict)
 
+    @property
+    def verdict(self) -> str:
+        """``refuted`` when an exact rank at a point of the stratum contradicts the claim, else ``out of reach``.
+
+        Each observed value is an exact rank at an exact point of the named
+        stratum, so one that violates the stated relation is a counterexample.
+        Agreement at finitely many points does not prove a statement about
+        every point of the stratum: it is evidence, and the verdict says so.
+        """
+        return "out of reach" if self.holds else "refuted"
+
     def to_json(self) -> dict:
+        n = len(self.observed)
+        evidence = (f"the relation holds at {n} exact point(s) of the stratum; that is evidence, not a proof for "
+                    "every point" if self.holds else "an exact point of the stratum violates the relation")
         return {"claim": self.claim, "location": self.location, "stratum": self.stratum, "size": self.size,
-                "expected": self.expected, "observed": self.observed,
-                "verdict": "confirmed" if self.confirmed else "refuted", "notes": self.notes}
+                "expected": self.expected, "observed": self.observed, "holds_at_points": self.holds,
+                "verdict": self.verdict, "evidence": evidence, "notes": self.notes}
 
 
 def _ri(rng, *shape, bound=5):
@@ -426,8 +441,8 @@ def check_claim(claim: str, *, sizes=None, points: int = 1, seed: int = 0) -> li
 
     Examples
     --------
-    >>> [c.confirmed for c in check_claim("D.3", sizes=[(2, 1)])]
-    [True, True, True]
+    >>> [(c.holds, c.verdict) for c in check_claim("D.3", sizes=[(2, 1)])][0]
+    (True, 'out of reach')
     """
     if claim not in STRATUM_CLAIMS:
         raise InputError("claim", claim, "one of " + ", ".join(STRATUM_CLAIMS))
@@ -453,9 +468,14 @@ def check_claim(claim: str, *, sizes=None, points: int = 1, seed: int = 0) -> li
         for (name, rel, exp), obs in grouped.items():
             ok = all(_REL[rel](o, exp) for o in obs)
             out.append(StratumCheck(claim=f"{claim}: {statement}", location=location, stratum=name, size=names,
-                                    expected=exp if rel == "==" else f"{rel} {exp}", observed=obs, confirmed=ok,
+                                    expected=exp if rel == "==" else f"{rel} {exp}", observed=obs, holds=ok,
                                     notes={"seed": seed, "points": points}))
     return out
+
+
+def stratum_verdict(checks) -> str:
+    """One verdict for a claim from its checks: ``refuted`` by any counterexample point, else ``out of reach``."""
+    return "refuted" if any(not c.holds for c in checks) else "out of reach"
 
 
 def check_all(*, points: int = 1, seed: int = 0) -> dict:
@@ -464,6 +484,6 @@ def check_all(*, points: int = 1, seed: int = 0) -> dict:
     for c in STRATUM_CLAIMS:
         checks = check_claim(c, points=points, seed=seed)
         out[c] = {"location": STRATUM_CLAIMS[c][0], "statement": STRATUM_CLAIMS[c][1],
-                  "verdict": "confirmed" if all(x.confirmed for x in checks) else "refuted",
+                  "verdict": stratum_verdict(checks),
                   "checks": [x.to_json() for x in checks]}
     return out

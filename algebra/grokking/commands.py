@@ -252,6 +252,9 @@ def _dim(args) -> int:
              ("lambda_data", out["lambda_data"]),
              ("Cor 5.4 K(3p-1)", f"{out['paper_value']}  ({out['paper_hypothesis']})"),
              ("coefficient space", f"{out['coefficient_space']}  verdict on Cor 5.4: {out['verdict_coefficient_space']}"),
+             ("engine", f"{out['engine']['seconds']} s, predicted peak {out['engine']['predicted_peak_bytes'] / 2**30:.2f} GiB"
+                        + (f", rank of a {out['engine']['sketch']['rows']}-row sketch of {out['engine']['sketch']['jacobian_rows']} "
+                           "rows" if out["engine"]["sketch"] else "")),
              ("symmetry bound K(3p-2)", str(out["symmetry_bound"])),
              ("cap p*rank(Phi P_perp)", str(out["cap"]))]
     if args.lazy:

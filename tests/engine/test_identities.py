@@ -1,5 +1,8 @@
 """Schwartz–Zippel identity tests: they pass true identities and catch false ones."""
 
+import signal
+from contextlib import contextmanager
+
 import numpy as np
 import pytest
 
@@ -96,15 +99,21 @@ def test_failure_bound_stays_below_2_to_the_minus_60():
     assert failure_bound(2**150, 2) < 2.0**-60 < failure_bound(2**150, 1)
 
 
+
+@contextmanager
 def _hang_guard(seconds):
-    """Turn a hang into a failure (the bug below looped forever)."""
-    import signal
+    """Turn a hang into a failure (the bugs below looped forever)."""
 
     def fail(*_):
         raise AssertionError(f"still running after {seconds} s")
 
-    signal.signal(signal.SIGALRM, fail)
+    previous = signal.signal(signal.SIGALRM, fail)
     signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def test_an_identity_too_high_to_test_is_refused_not_looped_on():
@@ -112,26 +121,16 @@ def test_an_identity_too_high_to_test_is_refused_not_looped_on():
     from algebra.engine.identities import _points_needed
     from algebra.errors import ResourceError
 
-    _hang_guard(20)
-    try:
+    with _hang_guard(20):
         with pytest.raises(ResourceError, match="degree"):
             _points_needed(2**200)
         assert _points_needed(2**80) == 1
-    finally:
-        import signal
-
-        signal.alarm(0)
 
 
 def test_a_chain_of_huge_joint_degree_skips_the_identity_rungs():
     """`dim mlp --widths 2,1,...,1 --activation t^64` (36 hidden layers, joint degree ~ 64^36) hung in the
     symmetry rung; the identity rungs are now skipped with a note and the bottleneck cut certifies."""
-    _hang_guard(60)
-    try:
+    with _hang_guard(60):
         r = dimension(MLP((2,) + (1,) * 36, "t^64"))
-    finally:
-        import signal
-
-        signal.alarm(0)
     assert (r.dimension, r.certified, r.rung) == (2, True, "bottleneck")
     assert any("joint degree" in n for n in r.notes)

@@ -179,3 +179,18 @@ def test_jacobian_vector_product_of_the_data_restricted_map():
     x = np.zeros((1, 0), dtype=np.int64)
     Jv = G.matmul(model.jacobian(theta, x, G), v[:, None]).ravel()
     assert (jacobian_vector_product(model, theta, x, v, G) == Jv).all()
+
+
+def test_cramer_rung_skipped_when_its_residue_jacobian_would_not_fit(monkeypatch):
+    """Alexander-Hirschowitz (3, 4, 5) needs the Cramer rung; when its 200-bit Jacobian would not fit it is skipped.
+
+    (Its 15 x 15 Jacobian is tiny; the bytes per 200-bit entry are raised so that the rank fits and the test does not.)
+    """
+    import importlib
+
+    engine = importlib.import_module("algebra.engine.dimension")  # the package attribute is the function
+    model = shallow_network(3, 4, 5)
+    assert dimension(model, max_memory=60_000).rung == "cramer"
+    monkeypatch.setattr(engine, "RESIDUE_BYTES_PER_ENTRY", 1000)
+    r = dimension(model, max_memory=60_000)
+    assert not r.certified and any("cramer rung skipped" in n and "--max-memory" in n for n in r.notes)

@@ -59,3 +59,17 @@ def test_unwritable_certificate_leaves_nothing(tmp_path):
     target = blocker / "c.json"
     assert main(["dim", "qk", "--d", "3", "--k", "2", "--certificate", str(target)]) == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
+def test_samples_with_certificate_is_refused(tmp_path, capsys):
+    path = tmp_path / "c.json"
+    argv = ["dim", "quadratic", "--d", "4", "--outputs", "3", "--width", "5", "--mode", "sample", "--samples", "2"]
+    assert main(argv + ["--certificate", str(path)]) == 2
+    assert "--samples" in capsys.readouterr().err and not path.exists()
+
+
+def test_certificate_uses_the_requested_prime(tmp_path, capsys):
+    path = tmp_path / "c.json"
+    out = _run(capsys, ["dim", "qk", "--d", "4", "--k", "2", "--prime", "65521", "--json", "--certificate", str(path)])
+    assert out["certificate"]["verified"]
+    assert json.loads(path.read_text())["point"]["prime"] == "65521"

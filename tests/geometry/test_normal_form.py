@@ -112,7 +112,7 @@ def test_inverse_q():
 
 @pytest.mark.parametrize("d,a", [(3, 1), (4, 1), (5, 2)])
 def test_lemma_E5_tangent_cone(d, a):
-    assert tangent_cone_check(d, a)["confirmed"]
+    assert tangent_cone_check(d, a)["holds_at_checked_points"]
 
 
 def test_cli_normal_form(capsys):

@@ -43,9 +43,11 @@ def test_critical_locus_of_the_cone():
 
 
 @pytest.mark.parametrize("claim", sorted(STRATUM_CLAIMS))
-def test_stratum_claims_confirmed(claim):
+def test_stratum_claims_hold_at_every_sampled_point(claim):
     checks = check_claim(claim)
-    assert checks and all(c.confirmed for c in checks), [c.to_json() for c in checks if not c.confirmed]
+    assert checks and all(c.holds for c in checks), [c.to_json() for c in checks if not c.holds]
+    # agreement at sampled points is evidence, never "confirmed"
+    assert {c.verdict for c in checks} == {"out of reach"}
 
 
 def test_function_rank_generic_matches_engine():
@@ -73,6 +75,21 @@ def test_bad_input(capsys):
 def test_cli_singular(capsys):
     assert main(["singular", "--claim", "D.3", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out[0]["verdict"] == "confirmed" and out[0]["checks"]
+    assert out[0]["verdict"] == "out of reach" and out[0]["checks"]
     assert main(["singular", "--example", "sym-rank2"]) == 0
     assert "CONFIRMED" in capsys.readouterr().out
+
+
+def test_a_counterexample_point_refutes(monkeypatch):
+    """A stratum check whose exact rank contradicts the claim reads ``refuted`` and the command exits 1."""
+    from algebra.geometry import singular
+
+    real = singular._check_D3
+
+    def wrong(d, dp, rng, points):
+        return [(name, exp + 1, obs) for name, exp, obs in real(d, dp, rng, points)]
+
+    monkeypatch.setattr(singular, "_check_D3", wrong)
+    checks = check_claim("D.3", sizes=[(2, 1)])
+    assert singular.stratum_verdict(checks) == "refuted"
+    assert main(["singular", "--claim", "D.3"]) == 1
