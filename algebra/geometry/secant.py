@@ -345,6 +345,7 @@ class SecantResult:
             "variety": self.variety,
             "k": self.k,
             "dimension": self.dimension,
+            "dimension_status": "certified" if self.certified else "lower bound only",
             "expected_dimension": self.expected_dimension,
             "defect": self.defect,
             "defective": self.defective,
