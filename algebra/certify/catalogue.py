@@ -20,8 +20,10 @@ Sources (``../shared/papers/``):
   Lemma D.3 / Section 4.1 (multi-token lightning attention
   ``dim X_d = d^2 + d d' - 1``), Appendix E (single token
   ``dim X_d = d d' + binom(d+1, 2) - 1``), Proposition E.3 (rank-constrained
-  single token: the symmetric part has rank ``<= min(2a, d)``), and the
-  rank-``a`` multi-token count of Appendix D.1.
+  single token: the symmetric part has rank ``<= min(2a, d)``), the
+  rank-``a`` multi-token count of Appendix D.1, and the CNN claims of
+  Figure 6 / Appendix C / G.6 (:func:`algebra.geometry.cnn_proximity.cnn_claims`,
+  certified as explicit polynomial maps the checker evaluates).
 * ``grokking-basin-selection-llc``: Corollary 4.2 / G.10 (quadratic networks
   ``(d, p, K)``, assumed non-defective: ``dim = min(K(p+d-1), p d(d+1)/2)``;
   a certified defect makes the verdict ``hypothesis fails``), Corollaries 5.3
@@ -33,26 +35,41 @@ Sources (``../shared/papers/``):
   ``2dk - k^2`` of the query-key map), Proposition 1 / (42) (orbit dimension
   ``r(2k - r)`` and stabilizer ``s^2`` of the gauge at a rank-``r`` point; the
   ``r(2d - r)`` regular coordinates), Theorems 1-2 (28), (44)-(45)
-  (learning coefficients; Aoyagi & Watanabe 2005).
+  (learning coefficients; Aoyagi & Watanabe 2005); on the designs of
+  :data:`~algebra.geometry.claims.GRAPH_DESIGNS`: Assumption 1 (18) as the
+  certified rank of the linear map ``L`` (``dimension`` certificate), Theorem 2
+  (44)-(45) with Assumption 1 as its decided hypothesis (``hypothesis fails``
+  on the designs that fail on purpose), and Lemma 1 / (14) / (15) as
+  evidence (:class:`EvidenceClaim`, ``out of reach``: no checker kind
+  expresses those matrix identities).
 """
 
 from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from math import comb
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
 from algebra.certify.canonical import render, write_atomic
 from algebra.certify.emit import VERDICTS
 from algebra.errors import AlgebraError, ResourceError
-from algebra.geometry.claims import DimensionClaim, LambdaClaim, grokking_lambda_claims
+from algebra.geometry.claims import (
+    GRAPH_DESIGNS,
+    DimensionClaim,
+    Hypothesis,
+    LambdaClaim,
+    graph_design,
+    grokking_lambda_claims,
+    identifiability_map,
+)
 
-__all__ = ["FormulaClaim", "AttentionRankClaim", "claims", "run_catalogue", "PAPERS", "MAX_WORK"]
+__all__ = ["FormulaClaim", "AttentionRankClaim", "EvidenceClaim", "claims", "run_catalogue", "PAPERS", "MAX_WORK"]
 
 PROXIMITY = "proximity-bias-submodels"
 GROKKING = "grokking-basin-selection-llc"
@@ -67,7 +84,11 @@ MAX_WORK = 250_000
 
 @dataclass(frozen=True)
 class FormulaClaim:
-    """A closed-form learning coefficient stated by a paper (checked by re-evaluation)."""
+    """A closed-form learning coefficient stated by a paper (checked by re-evaluation).
+
+    ``hypotheses`` (:class:`~algebra.geometry.claims.Hypothesis`) are decided before the
+    value: a false one makes the verdict ``hypothesis fails``.
+    """
 
     id: str
     paper: str
@@ -76,6 +97,25 @@ class FormulaClaim:
     formula: str
     args: tuple
     group: str = "formula"
+    hypotheses: tuple = ()
+    notes: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EvidenceClaim:
+    """A paper statement no certificate kind of the checker can express (verdict ``out of reach``).
+
+    ``evidence()`` computes what the library shows about it (recorded in the index,
+    not re-derived by the checker); ``why`` says why it is not certified.
+    """
+
+    id: str
+    paper: str
+    location: str
+    statement: str
+    evidence: Callable[[], dict]
+    why: str
+    group: str = "evidence"
 
 
 @dataclass(frozen=True)
@@ -258,6 +298,119 @@ def _graph(fast: bool) -> list:
     return out
 
 
+def _graph_designs(fast: bool) -> list:
+    """Assumption 1 and Theorem 2 on the designs of :data:`~algebra.geometry.claims.GRAPH_DESIGNS`.
+
+    Assumption 1 is the rank of the linear map ``L``
+    (:func:`~algebra.geometry.claims.identifiability_map`): a ``dimension``
+    certificate the checker replays (``rank L = d^2``: it holds; below: it
+    fails).  The ``alpha`` of (18) is certified by the library's ball
+    arithmetic (:func:`algebra.graph.fisher.decide_assumption1`) and only
+    recorded in ``notes``: the checker does not re-derive it, and Assumption 1
+    needs only ``alpha > 0``, which ``rank L = d^2`` proves.  Theorem 2's
+    (44)-(45) is a ``formula`` certificate whose hypothesis, Assumption 1, is
+    decided by the same rank: ``hypothesis fails`` on the failing designs.
+    """
+    from algebra.graph.fisher import decide_assumption1
+
+    out = []
+    rows = [GRAPH_DESIGNS[0], GRAPH_DESIGNS[1]] if fast else GRAPH_DESIGNS
+    for tag, graph, d, k, r, options, fails in rows:
+        design = graph_design(graph, d, k, r, options)
+        L = identifiability_map(design)
+        a1 = decide_assumption1(design)
+        where = f"{graph}, d={d}, k={k}, r={r}" + "".join(f", {key}={v}" for key, v in options.items())
+        notes = {"design": {key: design.describe()[key] for key in ("graph", "group_order", "radius", "num_draws",
+                                                                    "design_size", "feature_law", "seed")},
+                 "build": f"algebra.geometry.claims.graph_design({graph!r}, {d}, {k}, {r}, {options!r})"}
+        if a1.alpha_lower is not None:
+            notes["alpha_lower"] = str(a1.alpha_lower)
+            notes["alpha_certified_by"] = (f"library ball arithmetic (python-flint arb, {a1.precision} bits, LDL^T of "
+                                           "Q - alpha I); not re-derived by the checker")
+        if fails:
+            out.append(DimensionClaim(
+                f"graph-a1-{tag}", GRAPH, "Assumption 1 (18), (20)",
+                f"design {where} (fails on purpose): some Delta C != 0 changes every attention row by a constant "
+                f"only, i.e. rank L < d^2 = {d * d} for L: Delta C -> (h_i^T Delta C (h_j - h_j0))",
+                L, d * d - 1, relation="<=", group="graph-assumption1", notes=notes))
+        else:
+            out.append(DimensionClaim(
+                f"graph-a1-{tag}", GRAPH, "Assumption 1 (18), (20)",
+                f"design {where}: Q(Delta C) >= alpha ||Delta C||^2 with alpha > 0, i.e. L: Delta C -> "
+                f"(h_i^T Delta C (h_j - h_j0)) is injective, rank L = d^2 = {d * d}",
+                L, d * d, group="graph-assumption1", notes=notes))
+        out.append(FormulaClaim(
+            f"graph-thm2-{tag}", GRAPH, "Theorem 2, (44)-(45)" if r < k else "Theorem 1, (28); Theorem 2, (44)",
+            f"learning coefficient of softmax graph attention on the design {where}, under Assumption 1",
+            "query_key", (d, k, r), group="graph-assumption1",
+            hypotheses=(Hypothesis(f"Assumption 1 (18) on the design: rank L = d^2 = {d * d} (entry graph-a1-{tag})",
+                                   injective=L),),
+            notes={"design": notes["design"]}))
+    return out
+
+
+def _projector_evidence(graph: str, d: int, k: int, r: int, options: dict) -> dict:
+    """What the library shows about (12)-(15) on a design (evidence for an :class:`EvidenceClaim`).
+
+    Exact: ``rho_score`` (13) is a homomorphism into the permutations of the
+    score basis (integer tables);
+    the character table's orthogonality (:func:`algebra.graph.characters.verify_orthogonality`),
+    which with the homomorphism makes the projectors (15) orthogonal idempotents
+    summing to the identity; and the inputs ``(h_i, h_j, b_w(i,j))`` of every score
+    coordinate equal those of its image under every ``g`` (Lemma 1 with (5) on
+    the orbit-closed design), so the teacher probabilities are invariant and
+    ``F_score`` commutes with ``rho_score`` (14).  Float: the residuals of
+    :meth:`algebra.graph.fisher.ScoreSpace.check_identities`.
+    """
+    from algebra.graph.characters import verify_orthogonality
+    from algebra.graph.fisher import score_space
+
+    design = graph_design(graph, d, k, r, options)
+    S = score_space(design)
+    G = design.graph.group
+    n = S.perms.shape[1]
+    homomorphism = bool(np.all(np.sort(S.perms, axis=1) == np.arange(n))) and all(
+        np.array_equal(S.perms[G.table[g, h]], S.perms[g][S.perms[h]]) for g in range(G.order) for h in range(G.order))
+    rows, A = design.closure_rows(), S.slots
+    w = np.arange(n)
+    q, keys = rows.query[w // A], rows.keys.reshape(-1, design.d)
+    bias, valid = rows.bias.reshape(-1), rows.valid.reshape(-1)
+    inputs = all(np.array_equal(valid[pg], valid) and np.array_equal(q[pg], q) and np.array_equal(keys[pg], keys)
+                 and np.array_equal(bias[pg], bias) and np.all((pg // A).reshape(-1, A) == (pg // A).reshape(-1, A)[:, :1])
+                 for pg in S.perms)
+    residuals = S.check_identities(seed=0)
+    return {"design": f"{graph}, d={d}, k={k}, r={r}", "group_order": G.order, "score_dimension": S.dim,
+            "rho_score_homomorphism_exact": homomorphism,
+            "character_orthogonality_exact": bool(verify_orthogonality(S.table)["verified"]),
+            "score_inputs_invariant_exact": inputs,
+            "float_residuals": {key: float(f"{v:.3g}") for key, v in residuals.items()}}
+
+
+def _graph_lemma1(fast: bool) -> list:
+    """Lemma 1, (13)-(15): evidence entries (no checker kind expresses these identities)."""
+    why = ("no certificate kind of the independent checker expresses identities between matrices over Q(E(N)) "
+           "(the projectors (15)) or the commutation (14); the evidence is the library's (exact where marked), "
+           "not re-derived by the checker")
+    out = []
+    for tag, graph, d, k, r, options, _ in [GRAPH_DESIGNS[0]] if fast else [GRAPH_DESIGNS[i] for i in (0, 3, 4)]:
+        out.append(EvidenceClaim(
+            f"graph-lemma1-{tag}", GRAPH, "Lemma 1 (12)-(13), (14), (15)",
+            f"on the orbit-closed design {graph}, d={d}, k={k}, r={r}: rho_score is a representation, F_score "
+            "commutes with it (14), and the isotypic projectors (15) are orthogonal idempotents summing to the identity",
+            lambda g=graph, d=d, k=k, r=r, o=options: _projector_evidence(g, d, k, r, o), why,
+            group="graph-assumption1"))
+    return out
+
+
+def _cnn(fast: bool) -> list:
+    """The proximity-bias paper's CNN claims (Figure 6, Appendix C / G.6; issue 16), when present."""
+    try:
+        from algebra.geometry.cnn_proximity import cnn_claims
+    except ImportError:
+        return []
+    return [c for c in cnn_claims(fast) if isinstance(c, DimensionClaim)]
+
+
 def _softmax(fast: bool) -> list:
     def eye(n):
         return tuple(tuple(float(i == j) for j in range(n)) for i in range(n))
@@ -308,7 +461,8 @@ def claims(fast: bool = False) -> list:
     >>> "grokking-cor42-d4-p3-K5" in ids and len(ids) == len(set(ids))
     True
     """
-    out = _proximity(fast) + _grokking(fast) + grokking_lambda_claims(fast) + _graph(fast) + _softmax(fast)
+    out = (_proximity(fast) + _cnn(fast) + _grokking(fast) + grokking_lambda_claims(fast) + _graph(fast)
+           + _graph_designs(fast) + _graph_lemma1(fast) + _softmax(fast))
     seen = {c.id for c in out}
     for c in _external(fast):
         if c.id not in seen:
@@ -328,13 +482,13 @@ def _work(model) -> int:
     return rows * model.parameter_count
 
 
-def _judge_lambda(claim, emitted) -> tuple:
-    """``(verdict, note, hypotheses)`` of a :class:`LambdaClaim`: hypotheses first, then the value."""
+def _judge_hypotheses(hypotheses) -> tuple:
+    """``(checked, failed)``: each hypothesis decided (arithmetic, or a certified rank)."""
     from algebra.certify.emit import checker_spec, dimension_certificate
     from algebra.checker import kernel
 
     checked, failed = [], []
-    for h in claim.hypotheses:
+    for h in hypotheses:
         holds, detail = h.holds, ""
         if h.nondefective is not None:
             e = dimension_certificate(h.nondefective)
@@ -342,9 +496,20 @@ def _judge_lambda(claim, emitted) -> tuple:
             holds = e.lower == e.upper == expected
             detail = f"certified dimension {e.lower}" + ("" if e.lower == e.upper else f"..{e.upper}") + \
                 f", expected count {expected}"
+        if h.injective is not None:
+            e = dimension_certificate(h.injective)
+            P = h.injective.parameter_count
+            holds = e.lower == P
+            detail = f"certified rank {e.lower}" + ("" if e.lower == e.upper else f"..{e.upper}") + f" of {P} columns"
         checked.append({"hypothesis": h.text, "holds": holds, **({"detail": detail} if detail else {})})
         if not holds:
             failed.append(h.text + (f" ({detail})" if detail else ""))
+    return checked, failed
+
+
+def _judge_lambda(claim, emitted) -> tuple:
+    """``(verdict, note, hypotheses)`` of a :class:`LambdaClaim`: hypotheses first, then the value."""
+    checked, failed = _judge_hypotheses(claim.hypotheses)
     lam = emitted.certificate["claim"]["value"]
     if failed:
         return "hypothesis fails", f"false hypothesis: {'; '.join(failed)}; the true lambda is {lam}", checked
@@ -364,11 +529,19 @@ def _certify_one(claim, seed: int) -> tuple:
     from algebra.certify.emit import attention_certificate, dimension_certificate, formula_certificate, rlct_certificate
 
     src = {"id": claim.id, "paper": claim.paper, "location": claim.location, "statement": claim.statement}
+    if isinstance(claim, EvidenceClaim):
+        return None, claim.why, {"evidence": claim.evidence()}
     if isinstance(claim, FormulaClaim):
         e = formula_certificate(claim.formula, *claim.args, source=src)
         f = e.certificate["formula"]
         fields = {"says": _stated_text(f["stated"]) + f" ({f['stated']['where']})",
                   "proven": f"lambda = {f['lambda']}, m = {f['multiplicity']} ({e.certificate['claim']['route']})"}
+        if claim.hypotheses:
+            checked, failed = _judge_hypotheses(claim.hypotheses)
+            fields["hypotheses"] = checked
+            if failed:
+                note = f"false hypothesis: {'; '.join(failed)}; the formula's value {f['lambda']} does not apply"
+                e = type(e)(e.certificate, e.kind, e.lower, e.upper, "hypothesis fails", e.reason, note)
         return e, None, fields
     if isinstance(claim, LambdaClaim):
         if _work(claim.model) > MAX_WORK:
@@ -420,7 +593,7 @@ def _certify_item(item: dict) -> dict:
         emitted, why, fields = None, f"{type(exc).__name__}: {exc}", {}
     cert = None
     if emitted is None:
-        entry.update(verdict="out of reach", reason=why, file=None)
+        entry.update(verdict="out of reach", reason=why, file=None, **fields)
     else:
         cert = emitted.certificate
         entry.update(verdict=emitted.verdict, kind=emitted.kind, file=f"{claim.id}.json", sha256=cert["sha256"], **fields)
@@ -549,6 +722,9 @@ def write_index(out_dir, entries: list, *, fast: bool = False, facts: list = ())
                   "|---|---|---|---|---|---|"]
         for e in rows:
             says, proven = e.get("says", ""), e.get("proven") or e.get("reason", "")
+            if e.get("evidence"):  # the scalar facts (the index.json entry has all of it)
+                proven += "; library evidence: " + ", ".join(
+                    f"{k} = {v}" for k, v in e["evidence"].items() if isinstance(v, (bool, int)))
             verdict = f"**{e['verdict']}**" + (f" ({e['note']})" if e.get("note") else "")
             link = f"[{e['file']}]({e['file']})" if e.get("file") else "-"
             cells = [e["statement"], e["location"], says, proven, verdict, link]

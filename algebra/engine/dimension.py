@@ -523,6 +523,11 @@ def dimension(
     (14, 14, True, 'cramer', 15)
     >>> r.failure_probability
     '<= 2^-119'
+    >>> from algebra.models import MLP
+    >>> dimension(MLP((30, 60, 60, 1), "t^2"), max_memory="64M")  # refused before anything is allocated
+    Traceback (most recent call last):
+    ...
+    algebra.errors.ResourceError: the Jacobian (5,464 x 5,460 = 29,833,440 entries or more) needs about 455 MiB (predicted peak), above max_memory = 64 MiB; raise --max-memory or use a smaller model
     >>> dimension(QueryKey(2, 1), mode="fast")
     Traceback (most recent call last):
     ...

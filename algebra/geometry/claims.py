@@ -176,11 +176,13 @@ __all__ += ["geometry_claims", "AH_EXCEPTIONS"]
 @dataclass(frozen=True)
 class Hypothesis:
     """One hypothesis of a claim: either decided by arithmetic (``holds``) or by a certified dimension
-    (``nondefective``: the model must reach its expected count ``min(ambient, P - symmetries)``)."""
+    (``nondefective``: the model must reach its expected count ``min(ambient, P - symmetries)``;
+    ``injective``: the model -- a linear map -- must have Jacobian rank equal to its parameter count)."""
 
     text: str
     holds: bool | None = None
     nondefective: Model | None = None
+    injective: Model | None = None
 
 
 @dataclass(frozen=True)
@@ -290,3 +292,72 @@ def grokking_lambda_claims(fast: bool) -> list:
 
 
 __all__ += ["Hypothesis", "LambdaClaim", "modular_addition_map", "grokking_lambda_claims"]
+
+
+# -- graph attention (graph-attention paper, Section 3; issue 13) ---------------------------------
+
+GRAPH = "symmetries-singularities-graph-attention-llc"
+
+#: Designs of :func:`algebra.graph.attention.make_design` the catalogue decides Assumption 1 on:
+#: ``(tag, graph, d, k, r, options, fails_on_purpose)``.  The first rows are the ``graph fisher`` /
+#: ``llc graph`` benchmark designs (seed 0, radius 1, Gaussian features, default draws); the
+#: last two fail on purpose (radius 0 hides every neighbour; constant features).
+GRAPH_DESIGNS = (
+    ("cyclic8-d4-k2-r1", "cyclic:8", 4, 2, 1, {}, False),
+    ("cyclic8-d4-k2-r1-radius0", "cyclic:8", 4, 2, 1, {"radius": 0}, True),
+    ("cyclic8-d4-k2-r2", "cyclic:8", 4, 2, 2, {}, False),
+    ("dihedral5-d4-k3-r1", "dihedral:5", 4, 3, 1, {}, False),
+    ("torus3x3-d3-k2-r1", "torus:3x3", 3, 2, 1, {}, False),
+    ("hypercube3-d4-k3-r3", "hypercube:3", 4, 3, 3, {}, False),
+    ("symmetric3-d3-k3-r1", "symmetric:3", 3, 3, 1, {}, False),
+    ("symmetric4-d3-k2-r1", "symmetric:4", 3, 2, 1, {}, False),
+    ("petersen-d3-k2-r2", "petersen", 3, 2, 2, {}, False),
+    ("dihedral4-d4-k2-r0", "dihedral:4", 4, 2, 0, {}, False),
+    ("cyclic8-d4-k2-r1-constant", "cyclic:8", 4, 2, 1, {"features": "constant"}, True),
+)
+
+
+def graph_design(graph: str, d: int, k: int, r: int, options: dict):
+    """The design of a :data:`GRAPH_DESIGNS` row (seed 0)."""
+    from algebra.graph.attention import make_design
+    from algebra.graph.groups import parse_graph
+
+    return make_design(parse_graph(graph), d, k, r, seed=0, **options)
+
+
+def identifiability_map(design):
+    """``L: Delta C -> (h_i^T Delta C (h_j - h_j0))`` of Assumption 1 as a linear polynomial map.
+
+    One output per representative row of ``design`` and visible node ``j``
+    other than the row's first visible node ``j0``, with the features taken
+    as the exact rationals their floats are
+    (:func:`algebra.graph.fisher._identifiability_rows`, the rows
+    :func:`~algebra.graph.fisher.decide_assumption1` ranks).  Since the
+    teacher probabilities are interior, ``Q(Delta C) = 0`` (17) iff every
+    active row of ``J_C Delta C`` is constant on the visible nodes, i.e. iff
+    ``L Delta C = 0``: Assumption 1 (18) holds iff ``rank L = d^2`` (then the
+    best ``alpha`` is the smallest eigenvalue of ``Q``, positive).  A design
+    where no node sees another has no such rows; its map is the single zero
+    output (rank 0, the rank of the empty map).
+
+    Examples
+    --------
+    >>> m = identifiability_map(graph_design("cyclic:8", 4, 2, 1, {}))
+    >>> m.parameter_count, m.n_outputs
+    (16, 128)
+    >>> identifiability_map(graph_design("cyclic:8", 4, 2, 1, {"radius": 0})).polynomials[0].is_zero
+    True
+    """
+    from algebra.graph.fisher import _identifiability_rows
+    from algebra.models import PolynomialMap
+    from algebra.models.polynomial import Polynomial
+
+    d2 = design.d ** 2
+    names = tuple(f"dC{a}_{b}" for a in range(design.d) for b in range(design.d))
+    unit = [tuple(int(t == j) for t in range(d2)) for j in range(d2)]
+    rows = _identifiability_rows(design) or [[0] * d2]
+    return PolynomialMap([Polynomial(names, {unit[j]: c for j, c in enumerate(row) if c}) for row in rows],
+                         parameters=names)
+
+
+__all__ += ["GRAPH_DESIGNS", "graph_design", "identifiability_map"]

@@ -41,6 +41,7 @@ from algebra.exact.field import DEFAULT_PRIME
 from algebra.engine import MODES, dimension
 from algebra.engine.dimension import DEFAULT_MAX_MEMORY, parse_memory
 from algebra.models import DeepLinear, LightningAttention, MLP, PolynomialMap, QueryKey, quadratic_network, shallow_network
+from algebra.models.cnn import cnn_from_text
 from algebra.models.mlp import parse_activation, parse_inactive
 from algebra.sweep import add_arguments as sweep_arguments
 
@@ -261,6 +262,23 @@ def _polynomial_model(args) -> PolynomialMap:
                          symmetries=symmetries, equations=args.equation)
 
 
+def _cnn_arguments(q, *, inactive_required: bool = False) -> None:
+    q.add_argument("--input", required=True, help="input positions N (1-D) or HxW (2-D), e.g. 8 or 6x6")
+    q.add_argument("--filters", required=True, help="filter size per layer, e.g. 3,2,4 or 3x3,2x2")
+    q.add_argument("--channels", default=None, help="c0,c1,...,cL: input channels, then one count per layer (default all 1)")
+    q.add_argument("--strides", default=None, help="one stride per layer, e.g. 1,2 or 1x2,1 (default 1)")
+    q.add_argument("--activation", default="t^2", help="polynomial in t, or one per activated layer separated by ';'")
+    q.add_argument("--bias", action="store_true", help="a bias per channel (and on the dense layer)")
+    q.add_argument("--dense", type=positive_arg("--dense"), default=None, help="outputs of a final dense layer (default: none)")
+    q.add_argument("--inactive", required=inactive_required, default="",
+                   help="inactive channels LAYER:CHANNEL,... (layers from 1, channels from 0)")
+
+
+def _cnn_model(args):
+    return cnn_from_text(args.input, args.filters, channels=args.channels, strides=args.strides,
+                         activation=args.activation, bias=args.bias, dense=args.dense, inactive=args.inactive)
+
+
 #: ``dim FAMILY``: name -> :class:`ModelFamily` (see the module docstring to add one).
 MODEL_FAMILIES = {
     "mlp": ModelFamily("polynomial MLP", _mlp_arguments, _mlp_model, ("--widths",)),
@@ -274,6 +292,8 @@ MODEL_FAMILIES = {
     "linear": ModelFamily("deep linear network W_L ... W_1", lambda q: q.add_argument("--widths", required=True),
                           lambda a: DeepLinear(parse_widths(a.widths)), ("--widths",)),
     "polynomial": ModelFamily("a user polynomial map", _polynomial_arguments, _polynomial_model, ("polynomials",)),
+    "cnn": ModelFamily("polynomial convolutional network (1-D or 2-D, valid padding)", _cnn_arguments, _cnn_model,
+                       ("--input", "--filters", "--channels")),
 }
 
 
@@ -520,6 +540,35 @@ def _run_proximity_sweep(args) -> int:
     return 0
 
 
+def _run_proximity_cnn(args) -> int:
+    from algebra.geometry.cnn_proximity import cnn_proximity, render
+
+    sub = _cnn_model(args)
+    if not sub.inactive:
+        raise InputError("--inactive", args.inactive, "at least one LAYER:CHANNEL pair")
+    res = cnn_proximity(sub.full(), sub.inactive, seed=args.seed, prime=args.prime)
+    print(json.dumps(res.to_json(), indent=2) if args.json else render(res))
+    return 0
+
+
+def _run_proximity_cnn_sweep(args) -> int:
+    from algebra.geometry.cnn_proximity import cnn_sweep, write_cnn_sweep
+    from algebra.sweep import from_arguments
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    rows = cnn_sweep(fast=args.fast, seed=args.seed, prime=args.prime, progress=not args.no_progress and not args.json,
+                     **from_arguments(args))
+    csv_path, md_path = out / "cnn_proximity.csv", out / "cnn_proximity.md"
+    command = f"neuroalgebra proximity cnn-sweep --out {args.out}" + (" --fast" if args.fast else "")
+    counts = write_cnn_sweep(rows, csv_path, md_path, command=command)
+    if args.json:
+        print(json.dumps({"cases": len(rows), "verdicts": counts, "csv": str(csv_path), "markdown": str(md_path)}, indent=2))
+    else:
+        print(f"{len(rows)} cases; verdicts: {counts}; wrote {csv_path} and {md_path}")
+    return 0
+
+
 # -- singular, normal-form -----------------------------------------------------------------------------
 
 
@@ -650,6 +699,19 @@ def register(subparsers) -> None:
     q.add_argument("--prime", type=int, default=DEFAULT_PRIME)
     add_output_options(q)
     q.set_defaults(handler=_run_proximity_sweep)
+    q = fams.add_parser("cnn", help="polynomial CNN with inactive channels (Appendix C: rank of d phi on F')")
+    _cnn_arguments(q, inactive_required=True)
+    q.add_argument("--prime", type=int, default=DEFAULT_PRIME)
+    add_output_options(q)
+    q.set_defaults(handler=_run_proximity_cnn)
+    q = fams.add_parser("cnn-sweep", help="one inactive channel in small 1-D and 2-D polynomial CNNs; CSV + Markdown")
+    q.add_argument("--out", default="proximity_tables", help="output directory")
+    q.add_argument("--fast", action="store_true", help="3 cases instead of 84")
+    q.add_argument("--no-progress", action="store_true")
+    q.add_argument("--prime", type=int, default=DEFAULT_PRIME)
+    add_output_options(q)
+    sweep_arguments(q)
+    q.set_defaults(handler=_run_proximity_cnn_sweep)
     p.set_defaults(handler=_help(p))
 
     p = subparsers.add_parser("singular", help="singular loci: Groebner examples and rank-stratum claims",

@@ -216,6 +216,8 @@ class DataRestrictedQuadratic(NoInputModel):
 
     #: samples per chunk of :meth:`jacobian_sketch` (each GEMM sums at most this many exact products)
     _SKETCH_CHUNK = 32
+    #: the sketch is reduced modulo q before a chunk could carry an entry past this (exact float64)
+    _SKETCH_LIMIT = 2.0**52
 
     def jacobian_sketch(self, theta, field, rows: int, rng: np.random.Generator) -> np.ndarray:
         """``R J(theta)`` modulo ``field.p`` for a uniform random ``rows x (n p)`` matrix ``R``, without forming ``J``.
@@ -249,7 +251,7 @@ class DataRestrictedQuadratic(NoInputModel):
         from algebra.exact.elimination import blas_supports
 
         q = field.p
-        if not blas_supports(q):
+        if not blas_supports(q) or self.n >= 2**30:
             raise InputError("prime", q, "a prime below about 2**21 (exact float64 sketch)")
         F = field
         blk = self._blocks(theta, F)
@@ -263,18 +265,23 @@ class DataRestrictedQuadratic(NoInputModel):
         S = np.zeros((s, self.parameter_count))
         Rsum = np.zeros((s, p))
         cols = np.arange(K)
+        # Exactness: every float64 below stays an integer of absolute value < 2^52.  A chunk of m
+        # samples adds at most m q^2 to an entry of S (V columns: m terms |R| A <= h q; W columns: m
+        # terms |G| 2H <= q^2), so S is reduced only when the running bound would pass 2^52.
+        bound, limit = 0.0, self._SKETCH_LIMIT
         for i0 in range(0, n, c):
             i1 = min(n, i0 + c)
             m = i1 - i0
             R = rng.integers(-h, h + 1, size=(s, m * p)).astype(np.float64).reshape(s, m, p)
             Rsum += R.sum(axis=1)
-            # V columns: S[:, V[j, k]] += sum_i R[:, i, j] A[i, k]   (m terms below q * h each)
-            Sv = np.remainder(np.ascontiguousarray(R.transpose(0, 2, 1)).reshape(s * p, m) @ A[i0:i1], q)
-            S[:, 2 * p * K:] += Sv.reshape(s, p * K)
+            if bound + m * float(q) ** 2 >= limit:
+                bound = float(np.abs(_reduce_signed(S, q)).max())
+            bound += m * float(q) ** 2
+            # V columns: S[:, V[j, k]] += sum_i R[:, i, j] A[i, k]
+            S[:, 2 * p * K:] += (np.ascontiguousarray(R.transpose(0, 2, 1)).reshape(s * p, m) @ A[i0:i1]).reshape(s, p * K)
             # W columns: G[:, i, k] = (R_i V)[:, k] 2 H[i, k], added at W[a_i, k] and W[p + b_i, k]
-            G = np.remainder(R.reshape(s * m, p) @ Vf, q).reshape(s, m, K)
+            G = _reduce_signed(R.reshape(s * m, p) @ Vf, q).reshape(s, m, K)  # p h q before, |G| <= q after
             G *= H2[None, i0:i1]
-            np.remainder(G, q, out=G)
             used = np.unique(np.concatenate([self.a[i0:i1], p + self.b[i0:i1]]))
             E = np.zeros((m, used.size))
             E[np.arange(m), np.searchsorted(used, self.a[i0:i1])] = 1
@@ -282,8 +289,8 @@ class DataRestrictedQuadratic(NoInputModel):
             Gw = (np.ascontiguousarray(G.transpose(0, 2, 1)).reshape(s * K, m) @ E).reshape(s, K, used.size)
             idx = (used[:, None] * K + cols[None, :]).ravel()
             S[:, idx] += Gw.transpose(0, 2, 1).reshape(s, -1)
-            np.remainder(S, q, out=S)
-            np.remainder(Rsum, q, out=Rsum)
+        np.remainder(S, q, out=S)  # |Rsum| <= n h < 2^52 for n < 2^30
+        np.remainder(Rsum, q, out=Rsum)
         # centring: R J = N (R J_raw) - Rsum T, T[j, W[a, k]] = 2 V[j, k] Hs[a, k], T[j, V[j, k]] = sum_i A[i, k]
         Hs = np.zeros((2 * p, K), dtype=np.int64)
         np.add.at(Hs, self.a, H)
@@ -314,6 +321,14 @@ class DataRestrictedQuadratic(NoInputModel):
             S[K + k, Widx[:p, k]] = F.scalar(1)
             S[K + k, Widx[p:, k]] = F.scalar(-1)
         return S
+
+
+def _reduce_signed(x: np.ndarray, q: int) -> np.ndarray:
+    """``x <- x - q rint(x / q)`` in place: exact for integers ``|x| < 2^53``, result ``|x| <= q``."""
+    t = np.rint(x * (1.0 / q))
+    t *= q
+    x -= t
+    return x
 
 
 def _engine_json(r) -> dict:

@@ -16,6 +16,7 @@ Modules (import them directly; nothing is re-exported here so that importing
                   validation suite (``VALIDATION``, never used for design); lambda, m from
                   :mod:`algebra.slt`
 ``inference_data`` export of sampler runs to ArviZ ``InferenceData`` (arviz imported lazily)
-``torch_backend`` optional batched SGLD for a ``torch.nn.Module`` (torch imported lazily)
+``torch_backend`` optional: ``TorchModel`` (a user's ``torch.nn.Module``, data and loss as a model
+                  for the calibrated procedure) and batched SGLD (torch imported lazily)
 ``commands``      ``neuroalgebra llc ...``
 """

@@ -87,7 +87,12 @@ def _run_suite(args) -> int:
 
     entries, stem = (SUITE, "llc_suite") if args.which == "calibration" else (VALIDATION, "llc_validation")
     os.makedirs(args.out, exist_ok=True)
-    rows = run_suite(settings=_settings(args), seed=args.seed, progress=not args.json, entries=entries)
+    from algebra.sweep import from_arguments
+
+    runner = from_arguments(args)
+    if runner["scheduler"] is None and runner["workers"] is None:
+        runner["scheduler"] = "serial"  # a cluster only when asked for: --workers N or --scheduler ADDRESS
+    rows = run_suite(settings=_settings(args), seed=args.seed, progress=not args.json, entries=entries, **runner)
     table = write_table(rows, os.path.join(args.out, f"{stem}.md"))
     dump_rows(rows, os.path.join(args.out, f"{stem}.json"))
     figs = []
@@ -172,5 +177,8 @@ def register(subparsers) -> None:
                         "models it never saw (run with the calibration frozen)")
     p.add_argument("--out", default="llc_suite_out", help="output directory")
     common(p, sample_size=False)
+    from algebra.sweep import add_arguments as sweep_arguments
+
+    sweep_arguments(p)
     p.set_defaults(handler=_run_suite)
     llc.set_defaults(handler=lambda a: (llc.print_help(), 2)[1])

@@ -243,17 +243,26 @@ def run_entry(family: str, args: tuple, *, settings: CalibrationSettings | None 
     }
 
 
-def run_suite(*, settings: CalibrationSettings | None = None, seed: int = 0, entries=SUITE,
-              progress: bool = True) -> list:
-    """Run every suite entry (tqdm progress bar); returns the list of rows."""
-    from tqdm import tqdm
+def _entry_task(item: dict) -> dict:
+    """One sweep task: :func:`run_entry` on a suite entry (module level, so Dask workers can run it)."""
+    return run_entry(item["family"], item["args"], settings=item["settings"], seed=item["seed"])
 
-    rows = []
-    bar = tqdm(entries, desc="llc suite", disable=not progress, unit="model")
-    for e in bar:
-        bar.set_postfix_str(e.label)
-        rows.append(run_entry(e.family, e.args, settings=settings, seed=seed))
-    return rows
+
+def run_suite(*, settings: CalibrationSettings | None = None, seed: int = 0, entries=SUITE,
+              progress: bool = True, scheduler: str = "serial", workers: int | None = None) -> list:
+    """Run every suite entry, one task each through :func:`algebra.sweep.run_sweep`; returns the rows in entry order.
+
+    ``scheduler="serial"`` (the default) runs in this process; ``None`` starts a
+    local Dask cluster of ``workers`` processes; any other string is the address
+    of a running scheduler.  Every entry is seeded by ``seed`` alone, so the
+    rows are the same on every scheduler.
+    """
+    from algebra.sweep import run_sweep
+
+    items = [{"family": e.family, "args": e.args, "seed": seed, "settings": settings} for e in entries]
+    rows = run_sweep(_entry_task, items, scheduler=scheduler, workers=workers, progress=progress, desc="llc suite",
+                     key=lambda it: f"{it['family']} {it['args']!r}")
+    return [{k: v for k, v in r.items() if k != "settings"} for r in rows]
 
 
 def summarize(rows) -> dict:

@@ -55,7 +55,8 @@ def test_fast_catalogue_end_to_end(tmp_path):
     again = run_catalogue(other, fast=True, progress=False, scheduler=None, workers=2)
     assert [e.get("sha256") for e in again] == [e.get("sha256") for e in entries]
     names = sorted(p.name for p in tmp_path.iterdir() if p.is_file())
-    assert names == sorted(p.name for p in other.iterdir()) and len(names) == len(entries) + 1  # + INDEX.md
+    certified = sum(bool(e["file"]) for e in entries)
+    assert names == sorted(p.name for p in other.iterdir()) and len(names) == certified + 2  # + index.json, INDEX.md
     for name in names:
         assert (tmp_path / name).read_bytes() == (other / name).read_bytes(), name
 
@@ -97,3 +98,79 @@ def test_head_certificates_are_kept_and_indexed_as_facts(tmp_path):
     assert "| 0 | 0 | " + facts[0]["proven"] + " | 1/4 | **certified** | [attention/minilm-L0-H0.json]" in md
     index = json.loads((tmp_path / "index.json").read_text())
     assert [f["id"] for f in index["facts"]] == ["minilm-L0-H0", "minilm-L5-H11"] and index["claims"] == []
+
+
+def _run_items(ids):
+    """Index entries and certificates of fast-catalogue claims (the sweep task, without writing files)."""
+    return {i: catalogue._certify_item({"id": i, "fast": True, "seed": 0}) for i in ids}
+
+
+def test_graph_assumption1_and_theorem2_entries(tmp_path):
+    """Assumption 1 is a rank the checker replays; Theorem 2's verdict follows it (issue 13)."""
+    from algebra.certify.canonical import render
+    from algebra.geometry.claims import graph_design
+    from algebra.graph.fisher import decide_assumption1
+
+    good, bad = "cyclic8-d4-k2-r1", "cyclic8-d4-k2-r1-radius0"
+    rows = _run_items([f"graph-a1-{good}", f"graph-a1-{bad}", f"graph-thm2-{good}", f"graph-thm2-{bad}"])
+    for tag, options in ((good, {}), (bad, {"radius": 0})):
+        row = rows[f"graph-a1-{tag}"]
+        path = tmp_path / f"{tag}.json"
+        path.write_bytes(render(row["certificate"]))
+        assert check_file(str(path))[0]
+        # two routes: the checker's minor mod p and the library's exact rank over Q (fisher.decide_assumption1)
+        assert row["certificate"]["claim"]["value"] == decide_assumption1(graph_design("cyclic:8", 4, 2, 1, options)).rank
+        assert row["certificate"]["model"]["family"] == "polynomial" and row["entry"]["verdict"] == "confirmed"
+    assert rows[f"graph-a1-{good}"]["entry"]["proven"] == "dim = 16" and "alpha_lower" in rows[f"graph-a1-{good}"]["entry"]["notes"]
+    assert rows[f"graph-a1-{bad}"]["entry"]["proven"] == "dim = 0"
+    thm_good, thm_bad = rows[f"graph-thm2-{good}"]["entry"], rows[f"graph-thm2-{bad}"]["entry"]
+    assert thm_good["verdict"] == "confirmed" and thm_good["hypotheses"][0]["holds"] is True
+    assert thm_good["proven"].startswith("lambda = 5, m = 2")  # (44)-(45) at d=4, k=2, r=1
+    assert thm_bad["verdict"] == "hypothesis fails" and thm_bad["hypotheses"][0]["holds"] is False
+    assert "certified rank 0 of 16 columns" in thm_bad["note"]
+
+
+def test_formula_claim_hypotheses_are_decided_not_assumed():
+    """An injective-map hypothesis that fails turns a confirmed value into 'hypothesis fails'."""
+    from algebra.geometry.claims import Hypothesis
+    from algebra.models import PolynomialMap
+
+    injective = PolynomialMap(["a + b", "a - b"], parameters=["a", "b"])
+    singular = PolynomialMap(["a + b", "2*a + 2*b"], parameters=["a", "b"])
+    for model, verdict in ((injective, "confirmed"), (singular, "hypothesis fails")):
+        claim = catalogue.FormulaClaim("t", "p", "loc", "s", "query_key", (4, 2, 1),
+                                       hypotheses=(Hypothesis("L injective", injective=model),))
+        emitted, why, fields = catalogue._certify_one(claim, 0)
+        assert why is None and emitted.verdict == verdict
+        assert fields["hypotheses"][0]["detail"].startswith(f"certified rank {1 if model is singular else 2} of 2")
+
+
+def test_lemma1_is_evidence_not_a_certificate_and_cnn_claims_are_certified():
+    rows = _run_items(["graph-lemma1-cyclic8-d4-k2-r1", "proximity-cnn-fig6-F", "proximity-cnn-fig6-e0"])
+    lemma = rows["graph-lemma1-cyclic8-d4-k2-r1"]
+    assert lemma["certificate"] is None and lemma["entry"]["verdict"] == "out of reach"
+    ev = lemma["entry"]["evidence"]
+    assert ev["rho_score_homomorphism_exact"] and ev["character_orthogonality_exact"] and ev["score_inputs_invariant_exact"]
+    assert max(ev["float_residuals"].values()) < 1e-12
+    for cid in ("proximity-cnn-fig6-F", "proximity-cnn-fig6-e0"):  # Figure 6: dim F = 3, rank d phi = 3 at e = 0
+        e = rows[cid]["entry"]
+        assert e["verdict"] == "confirmed" and e["proven"] == "dim = 3" and rows[cid]["certificate"]["model"]["family"] == "polynomial"
+
+
+def test_lemma1_evidence_detects_a_design_that_is_not_orbit_closed(monkeypatch):
+    """Biases that are not constant on pair orbits break (14): the exact invariance check must say so."""
+    import dataclasses
+
+    import numpy as np
+
+    from algebra.geometry.claims import graph_design
+
+    design = graph_design("cyclic:4", 2, 1, 1, {"num_draws": 1})
+    noisy = np.where(np.isnan(design.bias), np.nan, np.arange(design.bias.size).reshape(design.bias.shape) / 7)
+    broken = dataclasses.replace(design, bias=noisy)
+    monkeypatch.setattr(catalogue, "graph_design", lambda *args: broken)
+    ev = catalogue._projector_evidence("cyclic:4", 2, 1, 1, {})
+    assert ev["rho_score_homomorphism_exact"] and ev["character_orthogonality_exact"]
+    assert not ev["score_inputs_invariant_exact"] and ev["float_residuals"]["commutation_14"] > 1e-6
+    monkeypatch.setattr(catalogue, "graph_design", lambda *args: design)
+    assert catalogue._projector_evidence("cyclic:4", 2, 1, 1, {})["score_inputs_invariant_exact"]

@@ -30,8 +30,10 @@ def _data_model(p=7, K=3, f=1.0, seed=0):
     return DataRestrictedQuadratic(p, K, t.a[t.train], t.b[t.train])
 
 
-def test_structured_sketch_is_R_times_the_jacobian_across_chunks():
+@pytest.mark.parametrize("limit", [2.0**52, 2.0**44], ids=["no-reduction", "reduced-between-chunks"])
+def test_structured_sketch_is_R_times_the_jacobian_across_chunks(monkeypatch, limit):
     """Replays R chunk by chunk (49 samples: two chunks of 32 and 17) and compares with R @ J over GF(Q)."""
+    monkeypatch.setattr(DataRestrictedQuadratic, "_SKETCH_LIMIT", limit)
     m = _data_model()
     F = PrimeField(Q)
     theta = m.random_point(np.random.default_rng(4))

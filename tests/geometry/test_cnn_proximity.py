@@ -179,3 +179,25 @@ def test_notebook_09_runs(tmp_path):
     assert text.count("rank d phi at F' = 3") == 4 and "normal spaces sweep <= 4 of 5" in text
     assert "3 cases; {\"no proximity bias (rank of the differential at a random point of F')\": 3}" in text
     assert "dim F = 19..19 (certified True, rung cramer)" in text
+
+
+def test_proximity_cnn_command(capsys, tmp_path):
+    import json
+
+    from algebra.cli import main
+
+    argv = ["proximity", "cnn", "--input", "4", "--filters", "2", "--channels", "1,2", "--activation", "t^2", "--dense",
+            "1", "--inactive", "1:0"]
+    assert main(argv + ["--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["verdict"] == NO_BIAS and res["rank_at_subnetwork"] == 7 and res["dim_F_sub"]["upper_bound"] == 4
+    assert main(argv) == 0
+    assert "verdict: no proximity bias" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as info:  # --inactive is required
+        main(argv[:-2])
+    assert info.value.code == 2 and "--inactive" in capsys.readouterr().err
+    assert main(argv[:-1] + ["2:0"]) == 2 and "invalid --inactive=" in capsys.readouterr().err
+    assert main(["proximity", "cnn-sweep", "--fast", "--out", str(tmp_path), "--no-progress", "--scheduler", "serial",
+                 "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["cases"] == 3 and (tmp_path / "cnn_proximity.md").exists()

@@ -419,3 +419,53 @@ def test_macaulay2_script_shape():
     point = next(line for line in text.splitlines() if line.startswith("phi = map(QQ, R, {"))
     assert point.split("{")[1].count(",") == P + N - 1
     assert text.count(" = ") == len(prog) + 7 and f"F = matrix{{{{{', '.join(outputs)}}}}};" in text
+
+
+# -- the command line (`neuroalgebra dim cnn`) ------------------------------------------------------
+
+
+def _cli(argv, capsys):
+    from algebra.cli import main
+
+    rc = main(argv)
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+@pytest.mark.parametrize("filters", ["2", "3,2", "3,2,4", "2,2,2,2", "5,3", "4,4,4"])
+def test_dim_cnn_certifies_the_linear_formula(filters, capsys):
+    import json
+
+    ks = [int(k) for k in filters.split(",")]
+    n = end_to_end_filter_size(ks) + 3
+    rc, out, _ = _cli(["dim", "cnn", "--input", str(n), "--filters", filters, "--activation", "t", "--json"], capsys)
+    res = json.loads(out)
+    assert rc == 0 and res["certified"] and res["dimension"] == 1 + sum(k - 1 for k in ks)
+
+
+def test_dim_cnn_has_the_keys_of_every_family(capsys):
+    import json
+
+    rc, out, _ = _cli(["dim", "cnn", "--input", "6x6", "--filters", "3x3,2x2", "--channels", "1,2,1", "--activation",
+                       "t^2", "--bias", "--json"], capsys)
+    cnn = json.loads(out)
+    rc2, out2, _ = _cli(["dim", "qk", "--d", "3", "--k", "2", "--json"], capsys)  # also certified by the symmetry rung
+    qk = json.loads(out2)
+    assert rc == rc2 == 0 and cnn["rung"] == qk["rung"] == "symmetry" and set(cnn) == set(qk)
+    assert cnn["model"]["family"] == "cnn" and cnn["certified"] and cnn["dimension"] == 27
+
+
+@pytest.mark.parametrize("argv, argument", [
+    (["--input", "8", "--filters", "9"], "--filters"),
+    (["--input", "8", "--filters", "3,2", "--strides", "1,0"], "--strides"),
+    (["--input", "٨", "--filters", "3"], "--input"),
+    (["--input", "8", "--filters", "3,٢"], "--filters"),
+    (["--input", "8", "--filters", "3,2", "--channels", "1,2"], "--channels"),
+    (["--input", "8", "--filters", "3", "--dense", "0"], "--dense"),
+])
+def test_dim_cnn_bad_input_exits_2_naming_the_argument(argv, argument, capsys):
+    try:
+        rc, _, err = _cli(["dim", "cnn"] + argv, capsys)
+    except SystemExit as exc:  # argparse's own type errors
+        rc, err = exc.code, capsys.readouterr().err
+    assert rc == 2 and f"invalid {argument}=" in err

@@ -1,0 +1,14 @@
+"""The LLC suite on the shared sweep runner: a two-worker LocalCluster reproduces the serial rows."""
+
+from algebra.numeric.calibration import FAST
+from algebra.numeric.suite import SuiteEntry, run_suite
+
+ENTRIES = [SuiteEntry("regular", (2, 1)), SuiteEntry("rrr", (1, 1, 1, 0))]
+
+
+def test_local_cluster_rows_equal_serial_rows():
+    serial = run_suite(settings=FAST, seed=3, entries=ENTRIES, progress=False)
+    dask = run_suite(settings=FAST, seed=3, entries=ENTRIES, progress=False, scheduler=None, workers=2)
+    assert [r["model"] for r in serial] == [r["model"] for r in dask]
+    for a, b in zip(serial, dask):
+        assert (a["estimate"], a["stderr"], a["verdict"], a["seed"]) == (b["estimate"], b["stderr"], b["verdict"], b["seed"])
