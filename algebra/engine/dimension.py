@@ -273,7 +273,8 @@ def _rank_need(rows: int, P: int, F, *, sketch_rows: int | None, witness: bool) 
         s = sketch_rows
         return need + 8 * (s * P + 2 * s * 1024 + 2 * 1024 * P) + predicted_peak_bytes(s, P, overwrite=True)
     method = "blas" if blas_supports(F.p) and rows * P >= FLINT_MAX_ENTRIES else "flint"
-    return need + predicted_peak_bytes(rows, P, method=method, witness=witness)
+    # the blocked route works in place on the int64 Jacobian (overwrite=True in _lower_bound)
+    return need + predicted_peak_bytes(rows, P, method=method, witness=witness, overwrite=method == "blas")
 
 
 def _shortfall(p: int) -> str:
@@ -288,7 +289,8 @@ def _lower_bound(model: Model, theta, X, F, direct: bool, rows: int, *, sketch_r
                  witness: bool, max_memory: int | None, max_entries: int | None) -> tuple:
     """``(lower, witness, sketch record, predicted peak, J)``: the exact rank of J or of a row sketch of it.
 
-    ``witness``, ``record`` and ``J`` are ``None`` where not computed (``J`` is ``None`` after a sketch).
+    ``witness``, ``record`` and ``J`` are ``None`` where not computed (``J`` is ``None`` once the rank
+    has reused its memory: only the rank over Q leaves it intact).
     """
     P = model.parameter_count
     if sketch_rows is not None and model.n_inputs == 0 and hasattr(model, "jacobian_sketch"):
@@ -303,10 +305,7 @@ def _lower_bound(model: Model, theta, X, F, direct: bool, rows: int, *, sketch_r
         _check_size(rows, P, max_entries)
     need = _rank_need(rows, P, F, sketch_rows=sketch_rows, witness=witness)
     _check_memory(need, f"the {rows:,} x {P:,} Jacobian ({rows * P:,} entries) and its exact rank", max_memory)
-    if direct:
-        J = model.jacobian(theta, X, F) if model.n_inputs == 0 else model.coefficient_jacobian(theta, F)
-    else:
-        J = model.jacobian(theta, X, F)
+    J = _jacobian(model, theta, X, F, direct)
     if sketch_rows is not None:
         sk = sketched_rank_mod_p(J, F.p, expected_rank=sketch_rows, oversample=0, seed=sketch_seed)
         record = {"rows": sk.rows, "jacobian_rows": rows, "seed": sketch_seed, "route": "sketched_rank_mod_p",
@@ -314,10 +313,17 @@ def _lower_bound(model: Model, theta, X, F, direct: bool, rows: int, *, sketch_r
         return sk.rank, None, record, need, None
     if F.p is None:
         return rank_over_q(J), None, None, need, J
+    # the rank reuses J's memory (no float64 copy); the rare caller that needs J again rebuilds it
     if witness:
-        wit = rank_with_witness(J, F.p)
-        return wit.rank, wit, None, need, J
-    return rank_mod_p(J, F.p), None, None, need, J
+        wit = rank_with_witness(J, F.p, overwrite=True)
+        return wit.rank, wit, None, need, None
+    return rank_mod_p(J, F.p, overwrite=True), None, None, need, None
+
+
+def _jacobian(model: Model, theta, X, F, direct: bool):
+    if direct and model.n_inputs:
+        return model.coefficient_jacobian(theta, F)
+    return model.jacobian(theta, X, F)
 
 
 def _joint_degree(model: Model) -> int | None:
@@ -625,6 +631,7 @@ def dimension(
             continue
         if best.value > lower:
             if wit is None:
+                J = _jacobian(model, theta, X, F, direct) if J is None else J  # the rank consumed it
                 wit = rank_with_witness(L.array(J) if F.p is None else J, L.p)
             b = ladder.cramer(lower, wit, _jacobian_routes(model, direct, X, wit.rows),
                               rows if model.n_inputs == 0 or direct else n_out, max_memory)

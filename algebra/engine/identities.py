@@ -56,7 +56,7 @@ from math import floor, log2
 import numpy as np
 
 from algebra.errors import InputError, ResourceError
-from algebra.exact.field import NativeField
+from algebra.exact.field import ModularArithmetic, NativeField
 
 __all__ = ["ResidueField", "random_prime", "IdentityCheck", "failure_bound", "kernel_fields_hold",
            "cramer_fields_hold", "image_equations_hold", "jacobian_vector_product", "SZ_BITS", "TARGET_BITS",
@@ -72,7 +72,7 @@ JVP_MIN_ENTRIES = 1_000_000
 JVP_MAX_DEGREE = 256
 
 
-class ResidueField(NativeField):
+class ResidueField(ModularArithmetic, NativeField):
     """``GF(q)`` for a prime ``q`` of any size, on ``object`` arrays of Python ints in ``[0, q)``.
 
     Examples
@@ -106,18 +106,6 @@ class ResidueField(NativeField):
         out = np.empty(a.shape, dtype=object)
         out.ravel()[:] = [self.scalar(v) for v in a.ravel()]
         return out
-
-    def add(self, a, b):
-        return (a + b) % self.p
-
-    def sub(self, a, b):
-        return (a - b) % self.p
-
-    def neg(self, a):
-        return (-a) % self.p
-
-    def mul(self, a, b):
-        return (a * b) % self.p
 
     def matmul(self, a, b):
         if a.shape[-1] == 0:

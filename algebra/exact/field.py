@@ -28,7 +28,7 @@ import numpy as np
 
 from algebra.errors import InputError
 
-__all__ = ["DEFAULT_PRIME", "MAX_PRIME", "FloatField", "NativeField", "PrimeField", "RationalField", "is_prime"]
+__all__ = ["DEFAULT_PRIME", "MAX_PRIME", "FloatField", "ModularArithmetic", "NativeField", "PrimeField", "RationalField", "is_prime"]
 
 DEFAULT_PRIME = 1048573  # largest prime < 2**20
 MAX_PRIME = 2**21  # keeps float64 BLAS chunks >= 2048 terms and int64 products exact
@@ -65,7 +65,25 @@ def is_prime(n: int) -> bool:
     return True
 
 
-class PrimeField:
+class ModularArithmetic:
+    """Elementwise ``+ - *`` reduced modulo ``self.p``: shared by :class:`PrimeField` and the engine's large-prime field."""
+
+    p: int
+
+    def add(self, a, b):
+        return (a + b) % self.p
+
+    def sub(self, a, b):
+        return (a - b) % self.p
+
+    def neg(self, a):
+        return (-a) % self.p
+
+    def mul(self, a, b):
+        return (a * b) % self.p
+
+
+class PrimeField(ModularArithmetic):
     """Arithmetic on ``int64`` numpy arrays with entries in ``[0, p)``.
 
     Parameters
@@ -138,18 +156,6 @@ class PrimeField:
 
     def ones(self, shape) -> np.ndarray:
         return np.ones(shape, dtype=np.int64)
-
-    def add(self, a, b):
-        return (a + b) % self.p
-
-    def sub(self, a, b):
-        return (a - b) % self.p
-
-    def neg(self, a):
-        return (-a) % self.p
-
-    def mul(self, a, b):
-        return (a * b) % self.p
 
     def matmul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """Exact ``a @ b mod p`` through chunked float64 BLAS."""

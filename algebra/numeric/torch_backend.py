@@ -29,7 +29,7 @@ from algebra.errors import InputError
 __all__ = ["sgld_llc", "TorchModel"]
 
 
-def _batches(data, batch_size, generator_np, n_hint=None):
+def _batches(data, batch_size, generator_np):
     """Yield ``(inputs, targets)`` forever from tensors or a DataLoader-like iterable."""
     import torch
 
@@ -52,6 +52,91 @@ def _batches(data, batch_size, generator_np, n_hint=None):
                 raise InputError("data", data, "a non-empty DataLoader or a tuple (inputs, targets)")
 
 
+class _FlatModule:
+    """A module's trainable parameters as one flat vector per chain, and the batched loss.
+
+    ``loss_and_grad(W, x, y)`` evaluates all chains (rows of ``W``) as one
+    ``torch.func.vmap`` forward and takes the gradient with plain autograd on
+    the sum of the chain losses (chains are independent, so row ``c`` of the
+    gradient is chain ``c``'s).  Measured on the P = 10^4 quadratic network,
+    batch 32, one thread: 1.8 ms per step for 4 chains against 2.1 ms with
+    ``vmap(grad(...))``; per-parameter, per-chain tensors cost one kernel
+    launch per parameter and chain in the update.
+    """
+
+    def __init__(self, module, loss_fn, *, device=None, dtype=None):
+        import torch
+
+        star = {k: p.detach() for k, p in module.named_parameters() if p.requires_grad}
+        if not star:
+            raise InputError("module", type(module).__name__, "a module with trainable parameters")
+        self.device = next(iter(star.values())).device if device is None else device
+        self.dtype = next(iter(star.values())).dtype if dtype is None else dtype
+        self.names = list(star)
+        self.shapes = [tuple(star[k].shape) for k in self.names]
+        self.sizes = [int(np.prod(sh)) for sh in self.shapes]
+        self.module = module
+        self.buffers = {k: b.to(self.device) for k, b in module.named_buffers()}
+        self.loss_fn = loss_fn
+        self.star = torch.cat([star[k].reshape(-1) for k in self.names]).to(self.device, self.dtype)
+
+    def params(self, w) -> dict:
+        return {k: t.reshape(sh) for k, t, sh in zip(self.names, w.split(self.sizes, dim=-1), self.shapes)}
+
+    def loss_one(self, w, x, y):
+        from torch.func import functional_call
+
+        return self.loss_fn(functional_call(self.module, {**self.params(w), **self.buffers}, (x,)), y)
+
+    def loss(self, W, x, y):
+        from torch.func import vmap
+
+        return vmap(self.loss_one, in_dims=(0, None, None))(W, x, y)
+
+    def loss_and_grad(self, W, x, y):
+        import torch
+
+        with torch.enable_grad():
+            W = W.detach().requires_grad_(True)
+            values = self.loss(W, x, y)
+            (g,) = torch.autograd.grad(values.sum(), W)
+        return values.detach(), g
+
+
+class _ChainNoise:
+    """Standard normal noise of shape (chains, P): chain ``c`` draws from its own generator.
+
+    The draws come in blocks of ``block`` steps per chain (one call per chain
+    per block instead of one per chain per step: at 64 chains and P = 10^4
+    the per-step calls took 3.9 ms, more than the gradient's share), so the
+    memory is ``block x chains x P`` with ``block`` chosen to keep it near
+    ``2^24`` numbers.  A chain's noise does not depend on how many chains run.
+    """
+
+    def __init__(self, children, dim, *, device, dtype):
+        import torch
+
+        self._torch = torch
+        self.gens = []
+        for c in children:
+            g = torch.Generator(device=device)
+            g.manual_seed(int(c.generate_state(1, dtype=np.uint64)[0] % (2**63)))
+            self.gens.append(g)
+        self.dim, self.device, self.dtype = dim, device, dtype
+        self.block = int(max(1, min(64, 2**24 // max(1, len(self.gens) * dim))))
+        self._buf, self._pos = None, self.block
+
+    def normal(self):
+        torch = self._torch
+        if self._pos == self.block:
+            self._buf = torch.stack([torch.randn((self.block, self.dim), generator=g, device=self.device,
+                                                 dtype=self.dtype) for g in self.gens], dim=1)
+            self._pos = 0
+        out = self._buf[self._pos]
+        self._pos += 1
+        return out
+
+
 def sgld_llc(module, loss_fn, data, *, nbeta: float, gamma: float = 1.0, step_size: float = 1e-4,
              num_chains: int = 4, num_draws: int = 200, num_warmup: int = 0,
              batch_size: int | None = None, noise: float = 1.0, seed: int = 0,
@@ -69,6 +154,10 @@ def sgld_llc(module, loss_fn, data, *, nbeta: float, gamma: float = 1.0, step_si
         Inverse temperature, localization, SGLD step (update
         ``w <- w - eps/2 (nbeta grad L + gamma (w - w*)) + sqrt(eps) xi``).
     num_chains, num_draws, num_warmup : int
+        Each step costs one batched forward and backward pass of all chains;
+        draw ``t`` is the minibatch loss at the point reached after
+        ``num_warmup + t + 1`` updates, read off the forward pass that also
+        gives the next gradient.
     batch_size : int, optional
         Minibatch size when ``data`` is a tensor pair (None: full batch).
     seed : int
@@ -88,7 +177,7 @@ def sgld_llc(module, loss_fn, data, *, nbeta: float, gamma: float = 1.0, step_si
     >>> est = sgld_llc(net, torch.nn.functional.mse_loss, (X, Y), nbeta=100.0)  # doctest: +SKIP
     """
     import torch
-    from torch.func import functional_call, grad, vmap
+    from tqdm import tqdm
 
     from algebra.numeric.estimators import estimate_llc
     from algebra.numeric.samplers import SamplerRun
@@ -97,57 +186,42 @@ def sgld_llc(module, loss_fn, data, *, nbeta: float, gamma: float = 1.0, step_si
         raise InputError("nbeta, step_size, gamma", (nbeta, step_size, gamma), "nbeta > 0, step_size > 0, gamma >= 0")
     if not isinstance(num_chains, int) or num_chains < 1 or not isinstance(num_draws, int) or num_draws < 1:
         raise InputError("num_chains, num_draws", (num_chains, num_draws), "positive integers")
-    names = [n for n, p in module.named_parameters() if p.requires_grad]
-    star = {n: p.detach() for n, p in module.named_parameters() if p.requires_grad}
-    if device is None:
-        device = next(iter(star.values())).device
-    star = {n: t.to(device) for n, t in star.items()}
-    P = sum(t.numel() for t in star.values())
+    if not isinstance(num_warmup, int) or num_warmup < 0:
+        raise InputError("num_warmup", num_warmup, "a non-negative integer")
+    flat = _FlatModule(module, loss_fn, device=device)
+    device, star = flat.device, flat.star
+    P = star.numel()
     if divergence_limit is None:
         divergence_limit = 1000.0 * (P + 1)
-    buffers = {n: b.to(device) for n, b in module.named_buffers()}
 
     root = np.random.SeedSequence(seed)
     children = root.spawn(num_chains)
-    gens = []
-    for c in children:
-        g = torch.Generator(device=device)
-        g.manual_seed(int(c.generate_state(1, dtype=np.uint64)[0] % (2**63)))
-        gens.append(g)
-    batch_rng = np.random.default_rng(root.spawn(1)[0])
-
-    def loss_of(params, x, y):
-        return loss_fn(functional_call(module, ({**params, **buffers}), (x,)), y)
-
-    grad_loss = vmap(grad(loss_of), in_dims=(0, None, None))
-    batched_loss = vmap(loss_of, in_dims=(0, None, None))
-    params = {n: t.unsqueeze(0).repeat((num_chains,) + (1,) * t.dim()).clone() for n, t in star.items()}
-    stream = _batches(data, batch_size, batch_rng)
+    xi = _ChainNoise(children, P, device=device, dtype=star.dtype)
+    stream = _batches(data, batch_size, np.random.default_rng(root.spawn(1)[0]))
+    W = star.unsqueeze(0).repeat(num_chains, 1)
     total = num_warmup + num_draws
     diffs = np.empty((num_chains, num_draws))
     divergent_step = np.full(num_chains, -1)
     eps = float(step_size)
-    from tqdm import tqdm
-
+    scale = noise * eps ** 0.5
+    # one forward + backward of all chains per step: its loss is the draw for the point reached,
+    # its gradient drives the next update; the loss at w* on the same minibatch is one more
+    # single-chain forward
+    x, y = (u.to(device) for u in next(stream))
+    _, g = flat.loss_and_grad(W, x, y)
     for t in tqdm(range(total), disable=not progress, desc="torch sgld"):
-        x, y = next(stream)
-        x, y = x.to(device), y.to(device)
         with torch.no_grad():
-            g = grad_loss(params, x, y)
-            for n in names:
-                noise_t = torch.stack([torch.randn(star[n].shape, generator=gens[c], device=device)
-                                       for c in range(num_chains)])
-                drift = nbeta * g[n] + gamma * (params[n] - star[n])
-                params[n] = params[n] - 0.5 * eps * drift + noise * (eps ** 0.5) * noise_t
-            cur = batched_loss(params, x, y)
-            ref = loss_of(star, x, y)
-            d = (cur - ref).double().cpu().numpy()
+            W = W - (0.5 * eps) * (nbeta * g + gamma * (W - star)) + scale * xi.normal()
+        x, y = (u.to(device) for u in next(stream))
+        cur, g = flat.loss_and_grad(W, x, y)
+        with torch.no_grad():
+            ref = flat.loss_one(star, x, y)
+        d = (cur - ref).double().cpu().numpy()
         bad = (divergent_step < 0) & (~np.isfinite(d) | (nbeta * d > divergence_limit))
         if np.any(bad):
             divergent_step[bad] = t
-            with torch.no_grad():
-                for n in names:
-                    params[n][torch.as_tensor(bad, device=device)] = star[n]
+            W[torch.as_tensor(bad, device=device)] = star
+            _, g = flat.loss_and_grad(W, x, y)
         if t >= num_warmup:
             diffs[:, t - num_warmup] = d
     diffs[divergent_step >= 0] = np.nan
@@ -193,16 +267,12 @@ class TorchModel:
 
         self._torch = torch
         self.dtype = torch.float64 if dtype is None else dtype
-        star = {k: p.detach() for k, p in module.named_parameters() if p.requires_grad}
-        if not star:
+        first = next((p for p in module.parameters() if p.requires_grad), None)
+        if first is None:
             raise InputError("module", type(module).__name__, "a module with trainable parameters")
-        self.device = next(iter(star.values())).device if device is None else device
-        self.names = list(star)
-        self.shapes = [tuple(star[k].shape) for k in self.names]
-        self.sizes = [int(np.prod(sh)) for sh in self.shapes]
+        self.device = first.device if device is None else device
         self.module = module.to(device=self.device, dtype=self.dtype)
-        self.buffers = {k: b.to(self.device) for k, b in module.named_buffers()}
-        self.loss_fn = loss_fn
+        self._flat = _FlatModule(self.module, loss_fn, device=self.device, dtype=self.dtype)
         if isinstance(data, (tuple, list)) and len(data) == 2 and all(torch.is_tensor(t) for t in data):
             X, Y = data
         else:
@@ -218,25 +288,13 @@ class TorchModel:
         self.chunk = int(chunk or self.X.shape[0])
         if self.chunk < 1:
             raise InputError("chunk", chunk, "a positive integer")
-        self.w_star = np.concatenate([star[k].detach().cpu().double().numpy().ravel() for k in self.names])
+        self.w_star = self._flat.star.detach().cpu().double().numpy()
         self.name = name or f"torch {type(module).__name__} (P={self.w_star.size})"
         self.family = "torch"
 
     @property
     def dim(self) -> int:
         return int(self.w_star.size)
-
-    def _params(self, w):
-        out, off = {}, 0
-        for k, sh, sz in zip(self.names, self.shapes, self.sizes):
-            out[k] = w[off:off + sz].reshape(sh)
-            off += sz
-        return out
-
-    def _loss_one(self, w, x, y):
-        from torch.func import functional_call
-
-        return self.loss_fn(functional_call(self.module, {**self._params(w), **self.buffers}, (x,)), y)
 
     def _over_chunks(self, fn, W):
         """Sample-weighted mean over data chunks of ``fn(W, x, y)`` (a tuple of tensors)."""
@@ -254,21 +312,15 @@ class TorchModel:
 
     def loss(self, W) -> np.ndarray:
         """Full-batch loss for each row of ``W`` (chains, P)."""
-        from torch.func import vmap
-
-        f = vmap(self._loss_one, in_dims=(0, None, None))
         with self._torch.no_grad():
-            (out,) = self._over_chunks(lambda W, x, y: (f(W, x, y),), self._tensor(W))
+            (out,) = self._over_chunks(lambda W, x, y: (self._flat.loss(W, x, y),), self._tensor(W))
         return out.double().cpu().numpy()
 
     def loss_and_grad(self, W, batch=None):
         """Full-batch loss and gradient per chain (minibatches: use :func:`sgld_llc`)."""
-        from torch.func import grad_and_value, vmap
-
         if batch is not None:
             raise InputError("batch", "minibatch", "None (TorchModel evaluates the full batch)")
-        f = vmap(grad_and_value(self._loss_one), in_dims=(0, None, None))
-        g, v = self._over_chunks(lambda W, x, y: f(W, x, y), self._tensor(W))
+        v, g = self._over_chunks(self._flat.loss_and_grad, self._tensor(W))
         return v.double().cpu().numpy(), g.double().cpu().numpy()
 
     def hessian_vector(self, w, V) -> np.ndarray:
@@ -278,7 +330,7 @@ class TorchModel:
         w_t = self._tensor(w)[0]
 
         def hvp(v, x, y):
-            return jvp(lambda u: grad(self._loss_one)(u, x, y), (w_t,), (v,))[1]
+            return jvp(lambda u: grad(self._flat.loss_one)(u, x, y), (w_t,), (v,))[1]
 
         f = vmap(hvp, in_dims=(0, None, None))
         (out,) = self._over_chunks(lambda Vt, x, y: (f(Vt, x, y),), self._tensor(V))

@@ -1,0 +1,203 @@
+"""LLC at network scale (P >= 10^4) on a user's torch module: calibrated estimate and speed.
+
+The model is the quadratic network ``y = V (W x)^2 + noise`` with d = 6
+inputs, p = 4 outputs and K = 1000 hidden units (P = K (d + p) = 10,000
+parameters; exact lambda = 42 by the grokking paper's Theorem 4.1, certified
+secant dimension 84), ``n`` explicit samples from its generic teacher
+(:func:`algebra.numeric.models.quadratic_network_model`).  The same samples
+and the same ``torch.nn.Module`` (``torch_net`` of ``llc_devinterp.py``)
+serve every side.  Each sub-command is its own process (peak RSS is the
+process's own) and writes one JSON file into ``--out``:
+
+    # calibrated estimate (one environment with torch, numpy and this package)
+    nice -n 10 PY benchmarks/llc_network.py calibrated --backend numpy --out /tmp/llc_network
+    nice -n 10 PY benchmarks/llc_network.py calibrated --backend torch --out /tmp/llc_network
+    # speed: equal steps (chains x draws) on both sides, SGLD lr 1e-3, nbeta 30, batch 32
+    nice -n 10 PY benchmarks/llc_network.py speed --side ours --chains 4 --draws 200 --out /tmp/llc_network
+    nice -n 10 PY benchmarks/llc_network.py speed --side devinterp --chains 4 --draws 200 --out /tmp/llc_network
+    (the same with --chains 64 --draws 50)
+    PY benchmarks/llc_network.py report --out /tmp/llc_network
+
+devinterp's sampler calls ``gc.collect()`` once per chain; its cost grows
+with the objects alive in the process, so one ``gc.freeze()`` runs before
+each timed call (on both sides).  Its fixed per-call cost (32 init-loss
+batches, data set set-up) is measured with a 1-chain 1-draw call and
+subtracted.  Everything runs single-threaded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import resource
+import sys
+import time
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("MKL_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.dirname(__file__))
+
+SHAPE = (6, 4, 1000)  # d, p, K: P = 10,000
+SGLD = {"lr": 1e-3, "n_beta": 30.0, "batch_size": 32}
+
+
+def peak_rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def samples(n: int, seed: int = 0):
+    """The explicit samples and the numpy model of them (same loss as the torch module)."""
+    from algebra.numeric.models import RegressionModel, quadratic_network_model
+
+    m = quadratic_network_model(*SHAPE, n=n, seed=seed, data="explicit")
+    model = RegressionModel.from_samples(m.name, m.composite, m.X, m.Y, m.w_star, family="quadratic")
+    return model
+
+
+def user_module(torch, model, dtype):
+    """The user's ``nn.Module`` at ``w*`` (the class ``llc_devinterp.py`` hands to devinterp)."""
+    from llc_devinterp import torch_net
+
+    net = torch_net(torch, {"kind": "quadratic", "dpk": np.array(SHAPE), "w_star": model.w_star})
+    net = net.to(dtype)
+    net.factor = net.factor.to(dtype)
+    return net
+
+
+def half_sse(out, y):
+    return 0.5 * ((out - y) ** 2).sum(dim=1).mean()
+
+
+def write(out: str, name: str, record: dict) -> None:
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, name + ".json"), "w") as fh:
+        json.dump(record, fh, indent=1)
+    print(json.dumps(record, indent=1))
+
+
+def run_calibrated(a) -> None:
+    from algebra.numeric.calibration import CalibrationSettings, calibrated_llc
+    from algebra.numeric.suite import exact_coefficient
+
+    model = samples(a.n)
+    if a.backend == "torch":
+        import torch
+
+        torch.set_num_threads(1)
+        from algebra.numeric.torch_backend import TorchModel
+
+        net = user_module(torch, model, torch.float64)
+        target = TorchModel(net, half_sse, (torch.tensor(model.X), torch.tensor(model.Y)), chunk=a.chunk)
+    else:
+        target = model
+    settings = CalibrationSettings(num_chains=a.chains, num_draws=a.draws, num_warmup=a.warmup,
+                                   draws_growth=1.0)
+    rss0 = peak_rss_mib()
+    t0 = time.perf_counter()
+    res = calibrated_llc(target, settings=settings, seed=a.seed)
+    secs = time.perf_counter() - t0
+    lam = float(exact_coefficient("quadratic", SHAPE).lam)
+    write(a.out, f"calibrated_{a.backend}", {
+        "backend": a.backend, "num_params": int(target.dim), "n": a.n, "exact_lambda": lam,
+        "estimate": res.estimate, "stderr": res.stderr, "verdict": res.verdict, "reasons": list(res.reasons),
+        "nbetas": res.settings["nbetas"], "curvature": res.curvature, "seconds": secs,
+        "peak_rss_mib": peak_rss_mib(), "rss_before_sampling_mib": rss0,
+        "settings": settings.to_json(), "seed": a.seed})
+
+
+def run_speed(a) -> None:
+    import torch
+
+    torch.set_num_threads(1)
+    model = samples(a.n)
+    X = torch.tensor(model.X, dtype=torch.float32)
+    Y = torch.tensor(model.Y, dtype=torch.float32)
+    steps = a.chains * a.draws
+    if a.side == "ours":
+        from algebra.numeric.torch_backend import sgld_llc
+
+        def call(chains, draws):
+            net = user_module(torch, model, torch.float32)
+            return sgld_llc(net, half_sse, (X, Y), nbeta=SGLD["n_beta"], gamma=0.0, step_size=SGLD["lr"],
+                            num_chains=chains, num_draws=draws, batch_size=SGLD["batch_size"], seed=0)
+    else:
+        from datasets import Dataset
+        from devinterp.slt.llc import llc
+
+        ds = Dataset.from_dict({"input_ids": [[i, i] for i in range(X.shape[0])]}).with_format("torch")
+
+        def loss_fn(module, input_ids):
+            idx = input_ids[:, 0].long()
+            return 0.5 * ((module(X[idx]) - Y[idx]) ** 2).sum(dim=1, keepdim=True)
+
+        def call(chains, draws):
+            net = user_module(torch, model, torch.float32)
+            return llc(net, ds, {}, lr=SGLD["lr"], n_beta=SGLD["n_beta"], loss_fn=loss_fn, num_chains=chains,
+                       num_draws=draws, batch_size=SGLD["batch_size"], num_init_loss_batches=32, init_seed=0)
+
+    call(1, 2)  # warm caches and imports
+    gc.freeze()
+    t0 = time.perf_counter()
+    call(1, 1)
+    base = time.perf_counter() - t0
+    gc.freeze()
+    t0 = time.perf_counter()
+    out = call(a.chains, a.draws)
+    secs = time.perf_counter() - t0
+    est = out.estimate if a.side == "ours" else float(out["llc_mean"].values)
+    write(a.out, f"speed_{a.side}_{a.chains}", {
+        "side": a.side, "chains": a.chains, "draws": a.draws, "steps": steps, "seconds": secs,
+        "overhead_seconds": base, "steps_per_second": steps / max(secs - base, 1e-9),
+        "steps_per_second_incl_overhead": steps / secs, "estimate": est, "peak_rss_mib": peak_rss_mib(),
+        "num_params": int(model.dim)})
+
+
+def report(a) -> None:
+    def load(name):
+        path = os.path.join(a.out, name + ".json")
+        return json.load(open(path)) if os.path.exists(path) else None
+
+    lines = ["| backend | P | n | nbeta h used | estimate +- stderr (exact 42) | verdict | seconds | peak RSS |",
+             "|---|---|---|---|---|---|---|---|"]
+    for b in ("numpy", "torch"):
+        r = load(f"calibrated_{b}")
+        if r:
+            used = ", ".join(f"{v * r['curvature']:.3g}" for v in r["nbetas"])
+            lines.append(f"| {b} | {r['num_params']} | {r['n']} | {used} | {r['estimate']:.2f} +- "
+                         f"{r['stderr']:.2f} | {r['verdict']} | {r['seconds']:.0f} | "
+                         f"{r['peak_rss_mib']:.0f} MiB |")
+    lines += ["", "| chains x draws | ours (torch, steps/s) | devinterp (steps/s) | ratio |", "|---|---|---|---|"]
+    for c in (4, 64):
+        o, d = load(f"speed_ours_{c}"), load(f"speed_devinterp_{c}")
+        if o and d:
+            lines.append(f"| {c} x {o['draws']} | {o['steps_per_second']:.0f} | {d['steps_per_second']:.0f} | "
+                         f"{o['steps_per_second'] / d['steps_per_second']:.1f}x |")
+    print("\n".join(lines))
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("command", choices=["calibrated", "speed", "report"])
+    p.add_argument("--out", default="/tmp/llc_network")
+    p.add_argument("--backend", choices=["numpy", "torch"], default="numpy")
+    p.add_argument("--side", choices=["ours", "devinterp"], default="ours")
+    p.add_argument("--n", type=int, default=100_000, help="explicit samples")
+    p.add_argument("--chains", type=int, default=4)
+    p.add_argument("--draws", type=int, default=200)
+    p.add_argument("--warmup", type=int, default=100)
+    p.add_argument("--chunk", type=int, default=None)
+    p.add_argument("--seed", type=int, default=0)
+    a = p.parse_args(argv)
+    {"calibrated": run_calibrated, "speed": run_speed, "report": report}[a.command](a)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
