@@ -251,7 +251,8 @@ def _dim(args) -> int:
                                 f"{'certified' if out['certified'] else 'NOT certified'}; upper: {out['upper_bound_reason']})"),
              ("lambda_data", out["lambda_data"]),
              ("Cor 5.4 K(3p-1)", f"{out['paper_value']}  ({out['paper_hypothesis']})"),
-             ("coefficient space", f"{out['coefficient_space']}  verdict on Cor 5.4: {out['verdict_coefficient_space']}"),
+             ("coefficient space", f"{out['coefficient_space']}  (Cor 4.2 count, Cor 5.4's hypothesis: {out['verdict_coefficient_space']})"),
+             ("Cor 5.4 on these data", f"{out['verdict']}: {out['verdict_reason']}"),
              ("engine", f"{out['engine']['seconds']} s, predicted peak {out['engine']['predicted_peak_bytes'] / 2**30:.2f} GiB"
                         + (f", rank of a {out['engine']['sketch']['rows']}-row sketch of {out['engine']['sketch']['jacobian_rows']} "
                            "rows" if out["engine"]["sketch"] else "")),

@@ -388,7 +388,9 @@ def data_dimension(p: int, width: int, train_fraction: float = 1.0, seed: int = 
         ``coefficient_space_certified``, ``verdict_coefficient_space``
         (Corollary 5.4 against the certified secant dimension; ``out of
         reach`` with ``coefficient_space_note`` when the engine refused it),
-        ``data_vs_paper`` (``dimension - paper_value``), and ``engine``
+        ``data_vs_paper`` (``dimension - paper_value``), ``verdict`` and
+        ``verdict_reason`` (Corollary 5.4 itself on these data: its hypotheses are
+        subabundance and the non-defective count above), and ``engine``
         (the data-restricted result's rung failure probability, row sketch,
         mode, seconds and predicted peak bytes).
 
@@ -404,8 +406,8 @@ def data_dimension(p: int, width: int, train_fraction: float = 1.0, seed: int = 
     >>> d = data_dimension(5, 2, 1.0)
     >>> d["dimension"], d["certified"], d["paper_value"], d["coefficient_space"], d["cap"]
     (26, True, 28, 28, 120)
-    >>> d["verdict_coefficient_space"], d["data_vs_paper"]
-    ('confirmed', -2)
+    >>> d["verdict_coefficient_space"], d["data_vs_paper"], d["verdict"]
+    ('confirmed', -2, 'refuted')
     >>> data_dimension(5, 0)
     Traceback (most recent call last):
     ...
@@ -445,7 +447,33 @@ def data_dimension(p: int, width: int, train_fraction: float = 1.0, seed: int = 
             out["verdict_coefficient_space"] = "hypothesis fails: superabundant (K(3p-1) >= p d(d+1)/2)"
         elif cs["certified"]:
             out["verdict_coefficient_space"] = "confirmed" if cs["dimension"] == K * (3 * p - 1) else "refuted"
+    out.update(_corollary_5_4_verdict(out, subabundant, K * (3 * p - 1)))
     return out
+
+
+def _corollary_5_4_verdict(out: dict, subabundant: bool, paper: int) -> dict:
+    """Corollary 5.4 as the paper states it: lambda = K(3p-1)/2 for the model on the modular-addition data.
+
+    Its hypotheses are subabundance and a non-defective ``(2p, p, K)`` (the
+    certified coefficient-space dimension equals ``K(3p-1)``); the LLC of the
+    model on the data is half the certified rank of the data-restricted map.
+    ``verdict_coefficient_space`` above judges only the secant-dimension count
+    the corollary borrows from Corollary 4.2, which is its hypothesis here.
+    """
+    if not subabundant:
+        return {"verdict": "hypothesis fails", "verdict_reason": "superabundant: K(3p-1) >= p d(d+1)/2"}
+    if not out["coefficient_space_certified"]:
+        return {"verdict": "out of reach", "verdict_reason": "the non-defective hypothesis is not decided "
+                "(coefficient-space dimension not certified)"}
+    if out["coefficient_space"] < paper:
+        return {"verdict": "hypothesis fails",
+                "verdict_reason": f"defective: certified coefficient-space dimension {out['coefficient_space']} < {paper}"}
+    if not out["certified"]:
+        return {"verdict": "out of reach", "verdict_reason": "the data-restricted dimension is not certified"}
+    if out["dimension"] == paper:
+        return {"verdict": "confirmed", "verdict_reason": "certified data-restricted dimension equals K(3p-1)"}
+    return {"verdict": "refuted", "verdict_reason": f"hypotheses hold, but the certified data-restricted dimension is "
+            f"{out['dimension']} (lambda = {out['lambda_data']}), not K(3p-1) = {paper}"}
 
 
 def lazy_reference(p: int, width: int, train_fraction: float = 1.0, seed: int = 0, *,
