@@ -190,11 +190,18 @@ def run_sweep(func, items, *, key=None, scheduler: str | None = None, workers: i
     return [{c: v for c, v in done[k].items() if c != "_key"} for k in keys]
 
 
-def add_arguments(parser) -> None:
-    """Add the shared ``--scheduler`` and ``--workers`` options to an argparse parser."""
+def add_arguments(parser, *, serial_by_default: bool = False) -> None:
+    """Add the shared ``--scheduler`` and ``--workers`` options to an argparse parser.
+
+    ``serial_by_default`` only changes the help text: commands whose default
+    work takes seconds (``certify``, ``secant-table``, ``llc suite``) run in
+    this process unless ``--workers`` or ``--scheduler`` is given.
+    """
+    default = ("in this process, unless --workers asks for a LocalCluster" if serial_by_default
+               else "a LocalCluster on this machine")
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
                         help="Dask scheduler address (tcp://host:8786), or 'serial' to run in this process; "
-                             "default: a LocalCluster on this machine")
+                             f"default: {default}")
     parser.add_argument("--workers", type=int, default=None, metavar="N",
                         help="worker processes of the LocalCluster (default: number of CPUs)")
 

@@ -15,14 +15,18 @@ process's own) and writes one JSON file into ``--out``:
     # speed: equal steps (chains x draws) on both sides, SGLD lr 1e-7, nbeta 30, batch 32
     nice -n 10 PY benchmarks/llc_network.py speed --side ours --chains 4 --draws 200 --out /tmp/llc_network
     nice -n 10 PY benchmarks/llc_network.py speed --side devinterp --chains 4 --draws 200 --out /tmp/llc_network
-    (the same with --chains 64 --draws 50)
+    (the same with --side numpy, with --side ours --compiled, and all with --chains 64 --draws 50)
     PY benchmarks/llc_network.py report --out /tmp/llc_network
 
-devinterp's sampler calls ``gc.collect()`` once per chain; its cost grows
-with the objects alive in the process, so one ``gc.freeze()`` runs before
-each timed call (on both sides).  Its fixed per-call cost (32 init-loss
-batches, data set set-up) is measured with a 1-chain 1-draw call and
-subtracted.  Everything runs single-threaded.
+PY is a Python with torch, numpy and this package (and devinterp for
+``--side devinterp``).  devinterp's sampler calls ``gc.collect()`` once per
+chain; its cost grows with the objects alive in the process, so one
+``gc.freeze()`` runs before each timed call (on every side).  The fixed
+per-call cost (devinterp's 32 init-loss batches, data set set-up) is
+measured with a 1-chain 16-draw call and subtracted with its 16 steps; with
+``--compiled`` the first call compiles for its chain count and later calls
+reuse it, so the warm-up and baseline calls run the same number of chains
+and the compile time is reported apart.  Everything runs single-threaded.
 """
 
 from __future__ import annotations
@@ -141,7 +145,16 @@ def run_speed(a) -> None:
         def call(chains, draws):
             net = user_module(torch, model, torch.float32)
             return sgld_llc(net, half_sse, (X, Y), nbeta=SGLD["n_beta"], gamma=0.0, step_size=SGLD["lr"],
-                            num_chains=chains, num_draws=draws, batch_size=SGLD["batch_size"], seed=0)
+                            num_chains=chains, num_draws=draws, batch_size=SGLD["batch_size"], seed=0,
+                            compiled=a.compiled)
+    elif a.side == "numpy":
+        from algebra.numeric.samplers import sample
+
+        def call(chains, draws):
+            run = sample(model, method="sgld", nbeta=SGLD["n_beta"], gamma=0.0, step_size=SGLD["lr"],
+                         num_chains=chains, num_draws=draws, num_warmup=0, batch_size=SGLD["batch_size"],
+                         seed=0)
+            return float(np.nanmean(run.nbeta * (run.losses - run.loss_star)))
     else:
         from datasets import Dataset
         from devinterp.slt.llc import llc
@@ -157,19 +170,26 @@ def run_speed(a) -> None:
             return llc(net, ds, {}, lr=SGLD["lr"], n_beta=SGLD["n_beta"], loss_fn=loss_fn, num_chains=chains,
                        num_draws=draws, batch_size=SGLD["batch_size"], num_init_loss_batches=32, init_seed=0)
 
-    call(1, 16)  # warm caches and imports
+    # compiled: the first call compiles for its chain count (later calls reuse it), so the warm-up
+    # and the baseline run the same chains as the timed call
+    base_chains = a.chains if a.compiled else 1
+    t0 = time.perf_counter()
+    call(base_chains, 16)  # warm caches and imports (and compile)
+    warm = time.perf_counter() - t0
     gc.freeze()
     t0 = time.perf_counter()
-    call(1, 16)  # the fixed cost of a call, plus 16 steps
+    call(base_chains, 16)  # the fixed cost of a call, plus its steps
     base = time.perf_counter() - t0
     gc.freeze()
     t0 = time.perf_counter()
     out = call(a.chains, a.draws)
     secs = time.perf_counter() - t0
-    est = out.estimate if a.side == "ours" else float(out["llc_mean"].values)
-    write(a.out, f"speed_{a.side}_{a.chains}", {
-        "side": a.side, "chains": a.chains, "draws": a.draws, "steps": steps, "seconds": secs,
-        "overhead_seconds": base, "steps_per_second": (steps - 16) / max(secs - base, 1e-9),
+    est = {"ours": lambda: out.estimate, "numpy": lambda: out}.get(a.side, lambda: float(out["llc_mean"].values))()
+    side = a.side + ("_compiled" if a.compiled else "")
+    write(a.out, f"speed_{side}_{a.chains}", {
+        "side": side, "chains": a.chains, "draws": a.draws, "steps": steps, "seconds": secs,
+        "overhead_seconds": base, "first_call_seconds": warm,
+        "steps_per_second": (steps - 16 * base_chains) / max(secs - base, 1e-9),
         "steps_per_second_incl_overhead": steps / secs, "estimate": est, "peak_rss_mib": peak_rss_mib(),
         "num_params": int(model.dim)})
 
@@ -188,12 +208,18 @@ def report(a) -> None:
             lines.append(f"| {b} | {r['num_params']} | {r['n']} | {used} | {r['estimate']:.2f} +- "
                          f"{r['stderr']:.2f} | {r['verdict']} | {r['seconds']:.0f} | "
                          f"{r['peak_rss_mib']:.0f} MiB |")
-    lines += ["", "| chains x draws | ours (torch, steps/s) | devinterp (steps/s) | ratio |", "|---|---|---|---|"]
+    lines += ["", "| chains x draws | devinterp (steps/s) | ours, generic torch (steps/s, ratio) | "
+              "ours, compiled (steps/s, ratio; compile s) | ours, numpy gradients |", "|---|---|---|---|---|"]
     for c in (4, 64):
-        o, d = load(f"speed_ours_{c}"), load(f"speed_devinterp_{c}")
-        if o and d:
-            lines.append(f"| {c} x {o['draws']} | {o['steps_per_second']:.0f} | {d['steps_per_second']:.0f} | "
-                         f"{o['steps_per_second'] / d['steps_per_second']:.1f}x |")
+        d, o, oc, on = (load(f"speed_{s}_{c}") for s in ("devinterp", "ours", "ours_compiled", "numpy"))
+        if not d:
+            continue
+        cells = []
+        for r in (o, oc, on):
+            cells.append("-" if not r else f"{r['steps_per_second']:.0f} ({r['steps_per_second'] / d['steps_per_second']:.1f}x)")
+        if oc:
+            cells[1] += f"; {oc['first_call_seconds'] - oc['overhead_seconds']:.0f} s"
+        lines.append(f"| {c} x {d['draws']} | {d['steps_per_second']:.0f} | {cells[0]} | {cells[1]} | {cells[2]} |")
     print("\n".join(lines))
 
 
@@ -202,13 +228,15 @@ def main(argv=None) -> int:
     p.add_argument("command", choices=["calibrated", "speed", "report"])
     p.add_argument("--out", default="/tmp/llc_network")
     p.add_argument("--backend", choices=["numpy", "torch"], default="numpy")
-    p.add_argument("--side", choices=["ours", "devinterp"], default="ours")
+    p.add_argument("--side", choices=["ours", "numpy", "devinterp"], default="ours",
+                   help="ours: sgld_llc on the torch module; numpy: the hand-written numpy model")
     p.add_argument("--n", type=int, default=100_000, help="explicit samples")
     p.add_argument("--chains", type=int, default=4)
     p.add_argument("--draws", type=int, default=200)
     p.add_argument("--warmup", type=int, default=100)
     p.add_argument("--chunk", type=int, default=None)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--compiled", action="store_true", help="speed --side ours: torch.compile the step")
     a = p.parse_args(argv)
     {"calibrated": run_calibrated, "speed": run_speed, "report": report}[a.command](a)
     return 0

@@ -25,7 +25,7 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the integer points and inputs")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the index as JSON")
-    add_arguments(p)
+    add_arguments(p, serial_by_default=True)
     # certify's default differs from the shared runner's: with neither option the claims run in this process
     # (a cluster's start-up costs more than the fast subset takes); the options' help states the runner's default
     p.epilog = ("Unlike other sweeps, certify runs the claims in this process when neither --scheduler nor --workers "

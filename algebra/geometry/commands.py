@@ -681,7 +681,7 @@ def register(subparsers) -> None:
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--prime", type=int, default=DEFAULT_PRIME)
     add_output_options(p)
-    sweep_arguments(p)
+    sweep_arguments(p, serial_by_default=True)
     p.set_defaults(handler=_run_secant_table)
 
     p = subparsers.add_parser("proximity", help="proximity-bias dimension counts for a submodel",

@@ -179,6 +179,6 @@ def register(subparsers) -> None:
     common(p, sample_size=False)
     from algebra.sweep import add_arguments as sweep_arguments
 
-    sweep_arguments(p)
+    sweep_arguments(p, serial_by_default=True)
     p.set_defaults(handler=_run_suite)
     llc.set_defaults(handler=lambda a: (llc.print_help(), 2)[1])

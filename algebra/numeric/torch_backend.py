@@ -2,7 +2,9 @@
 
 devinterp-style inputs (a module at its trained parameters, a dataset or
 DataLoader, a loss), with this package's conventions: all chains advance as
-one batched computation (``torch.func.vmap`` over stacked parameters), one
+one batched computation (the parameters as one flat vector per chain, a
+``torch.func.vmap`` forward pass, one autograd backward pass; optionally
+``torch.compile``), one
 :class:`numpy.random.SeedSequence` gives each chain its own generator, and
 the sampled loss is compared with ``L(w*)`` *on the same minibatch* at every
 step, so the minibatch noise of ``L(w*)`` does not enter the estimate (the
@@ -140,7 +142,8 @@ class _ChainNoise:
 def sgld_llc(module, loss_fn, data, *, nbeta: float, gamma: float = 1.0, step_size: float = 1e-4,
              num_chains: int = 4, num_draws: int = 200, num_warmup: int = 0,
              batch_size: int | None = None, noise: float = 1.0, seed: int = 0,
-             device=None, divergence_limit: float | None = None, progress: bool = False):
+             device=None, divergence_limit: float | None = None, progress: bool = False,
+             compiled: bool = False, burnin: int | str = "auto"):
     """Estimate the LLC of ``module`` at its current parameters with batched SGLD in torch.
 
     Parameters
@@ -164,6 +167,15 @@ def sgld_llc(module, loss_fn, data, *, nbeta: float, gamma: float = 1.0, step_si
         Root of the SeedSequence; chain ``c`` uses child ``c``.
     device : str or torch.device, optional
         Defaults to the module's device.
+    compiled : bool
+        Run the batched forward and backward through ``torch.compile``
+        (needs a C compiler).  Off by default: compiling takes tens of
+        seconds per call (27 s on the P = 10^4 quadratic network), which
+        pays off only over thousands of steps; it then cut the step from
+        2.2 to 0.8 ms at 4 chains and from 22.7 to 10.5 ms at 64 chains
+        (BENCHMARKS.md, "Network scale").
+    burnin : int or "auto"
+        Passed to :func:`~algebra.numeric.estimators.estimate_llc`.
 
     Returns
     -------
@@ -190,6 +202,7 @@ def sgld_llc(module, loss_fn, data, *, nbeta: float, gamma: float = 1.0, step_si
         raise InputError("num_warmup", num_warmup, "a non-negative integer")
     flat = _FlatModule(module, loss_fn, device=device)
     device, star = flat.device, flat.star
+    loss_and_grad = torch.compile(flat.loss_and_grad, dynamic=False) if compiled else flat.loss_and_grad
     P = star.numel()
     if divergence_limit is None:
         divergence_limit = 1000.0 * (P + 1)
@@ -208,12 +221,12 @@ def sgld_llc(module, loss_fn, data, *, nbeta: float, gamma: float = 1.0, step_si
     # its gradient drives the next update; the loss at w* on the same minibatch is one more
     # single-chain forward
     x, y = (u.to(device) for u in next(stream))
-    _, g = flat.loss_and_grad(W, x, y)
+    _, g = loss_and_grad(W, x, y)
     for t in tqdm(range(total), disable=not progress, desc="torch sgld"):
         with torch.no_grad():
             W = W - (0.5 * eps) * (nbeta * g + gamma * (W - star)) + scale * xi.normal()
         x, y = (u.to(device) for u in next(stream))
-        cur, g = flat.loss_and_grad(W, x, y)
+        cur, g = loss_and_grad(W, x, y)
         with torch.no_grad():
             ref = flat.loss_one(star, x, y)
         d = (cur - ref).double().cpu().numpy()
@@ -228,10 +241,10 @@ def sgld_llc(module, loss_fn, data, *, nbeta: float, gamma: float = 1.0, step_si
     settings = {"backend": "torch", "method": "sgld", "nbeta": nbeta, "gamma": gamma,
                 "step_size": eps, "num_chains": num_chains, "num_draws": num_draws,
                 "num_warmup": num_warmup, "batch_size": batch_size, "noise": noise,
-                "device": str(device), "num_params": P}
+                "device": str(device), "num_params": P, "compiled": bool(compiled)}
     run = SamplerRun(diffs, 0.0, float(nbeta), float(gamma), np.full(num_chains, eps), None,
                      divergent_step, int(seed), [list(c.spawn_key) for c in children], settings)
-    return estimate_llc(run)
+    return estimate_llc(run, burnin=burnin)
 
 
 class TorchModel:

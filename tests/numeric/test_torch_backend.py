@@ -114,3 +114,59 @@ def test_torch_model_gets_the_calibrated_procedure():
     exact = sum(nb * e / (2 * (nb * e + h)) for e in np.linalg.eigvalsh(tm.hessian_vector(tm.w_star, np.eye(3))))
     assert abs(res.estimate - exact) < 4 * res.stderr
     assert res.verdict == "suspect" and any("too small" in r for r in res.reasons)
+
+
+def test_chain_noise_does_not_depend_on_the_number_of_chains():
+    """Chain c's noise stream is child c of the seed, drawn in blocks: the same stream with 2 or
+    5 chains, across block boundaries (block 64 here, 150 steps)."""
+    from algebra.numeric.torch_backend import _ChainNoise
+
+    def draws(chains):
+        xi = _ChainNoise(np.random.SeedSequence(7).spawn(chains), 3, device="cpu", dtype=torch.float64)
+        return torch.stack([xi.normal() for _ in range(150)])  # (steps, chains, P)
+
+    two, five = draws(2), draws(5)
+    assert torch.equal(two, five[:, :2])
+    assert not torch.equal(five[:, 0], five[:, 1])
+    assert abs(float(five.std()) - 1.0) < 0.05
+
+
+def test_batched_gradient_is_each_chains_own():
+    """Row c of the batched (vmap forward, autograd backward) gradient is the gradient of the
+    module's loss at chain c's parameters, computed the plain way."""
+    from algebra.numeric.torch_backend import _FlatModule
+
+    net = torch.nn.Sequential(torch.nn.Linear(3, 5), torch.nn.Tanh(), torch.nn.Linear(5, 2)).double()
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(40, 3, generator=g, dtype=torch.float64)
+    y = torch.randn(40, 2, generator=g, dtype=torch.float64)
+    flat = _FlatModule(net, half_mse)
+    W = flat.star + 0.3 * torch.randn(3, flat.star.numel(), generator=g, dtype=torch.float64)
+    values, grads = flat.loss_and_grad(W, x, y)
+    for c in range(3):
+        with torch.no_grad():
+            torch.nn.utils.vector_to_parameters(W[c], net.parameters())
+        loss = half_mse(net(x), y)
+        expect = torch.cat([t.reshape(-1) for t in torch.autograd.grad(loss, list(net.parameters()))])
+        assert torch.allclose(values[c], loss) and torch.allclose(grads[c], expect)
+
+
+def test_zero_noise_sgld_is_gradient_descent():
+    """noise = 0, full batch: the chain is gradient descent on nbeta L + gamma/2 |w - w*|^2 started
+    at w*, and draw t is L at the point after num_warmup + t + 1 steps, minus L(w*)."""
+    net, X, Y = _data(n=500)
+    with torch.no_grad():
+        net.weight.add_(0.5)  # start away from the minimiser so the steps move
+    nbeta, gamma, eps, warm, draws = 20.0, 3.0, 1e-2, 3, 12
+    est = sgld_llc(net, half_mse, (X, Y), nbeta=nbeta, gamma=gamma, step_size=eps, noise=0.0,
+                   num_chains=2, num_draws=draws, num_warmup=warm, burnin=0)
+    w_star = net.weight.detach().clone()
+    w, expect = w_star.clone(), []
+    L = lambda w: half_mse(X @ w.T, Y)  # noqa: E731
+    for t in range(warm + draws):
+        w = w.requires_grad_(True)
+        (g,) = torch.autograd.grad(L(w), w)
+        w = (w - 0.5 * eps * (nbeta * g + gamma * (w - w_star))).detach()
+        if t >= warm:
+            expect.append(float(L(w) - L(w_star)))
+    assert np.allclose(est.chain_estimates, nbeta * np.mean(expect), rtol=1e-9)
