@@ -602,6 +602,7 @@ def dimension(
     sketching = F.p is not None and blas_supports(F.p) and not witness
     s_rows = min(cheap, P) + SKETCH_OVERSAMPLE
     sketch, peak = None, 0
+    previous, cramer_skipped = None, False  # the rank before the last doubling; the Cramer skip is noted once
     while True:
         if direct:
             rows = n_out if model.n_inputs == 0 else n_out * n_monomials
@@ -629,7 +630,12 @@ def dimension(
                                 "recomputed without a sketch")
             sketching = False
             continue
-        if best.value > lower:
+        cramer_fits = lower <= MAX_CRAMER_RANK and lower * P <= MAX_CRAMER_ENTRIES
+        if best.value > lower and not cramer_fits and not cramer_skipped:
+            cramer_skipped = True  # say it once, and do not pay for a witness the rung cannot use
+            ladder.notes.append(f"cramer rung skipped: a {lower} x {lower} block with {P} columns modulo a 200-bit "
+                                f"prime is above the limits ({MAX_CRAMER_RANK} rows, {MAX_CRAMER_ENTRIES:,} entries)")
+        if best.value > lower and cramer_fits:
             if wit is None:
                 J = _jacobian(model, theta, X, F, direct) if J is None else J  # the rank consumed it
                 wit = rank_with_witness(L.array(J) if F.p is None else J, L.p)
@@ -643,8 +649,16 @@ def dimension(
         nxt = min(n_monomials, 2 * M) * n_out
         too_big = (max_entries is not None and nxt * P > max_entries) or (
             max_memory is not None and _rank_need(nxt, P, F, sketch_rows=None, witness=witness) > max_memory)
-        if best.value == lower or not grow or too_big:
+        # Doubling the samples raises the rank only while it is below the generic
+        # rank; once a doubling left it unchanged, more samples are not expected
+        # to help (the rank of generic samples stabilises), so stop and report the
+        # proven lower bound and the best proven upper bound, uncertified.
+        stable = previous is not None and lower == previous
+        if stable and best.value > lower:
+            ladder.notes.append(f"the rank stayed {lower} when the samples doubled to {M}: not growing further")
+        if best.value == lower or not grow or too_big or stable:
             break
+        previous = lower
         M = min(n_monomials, 2 * M)
 
     if not witness:
