@@ -127,6 +127,8 @@ def run_calibrated(a) -> None:
         "backend": a.backend, "num_params": int(target.dim), "n": a.n, "exact_lambda": lam,
         "estimate": res.estimate, "stderr": res.stderr, "verdict": res.verdict, "reasons": list(res.reasons),
         "nbetas": res.settings["nbetas"], "curvature": res.curvature, "seconds": secs,
+        "per_temperature": [{"nbeta": e.nbeta, "estimate": e.estimate, "stderr": e.stderr}
+                            for e in res.per_temperature],
         "peak_rss_mib": peak_rss_mib(), "rss_before_sampling_mib": rss0,
         "settings": settings.to_json(), "seed": a.seed})
 

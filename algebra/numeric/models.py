@@ -532,18 +532,35 @@ class RegressionModel:
         ``n beta (L_n(teacher) - min L_n)`` biases every estimate.
         """
         w = self.w_star[None].copy()
-        # step from the largest Hessian eigenvalue at the teacher
+        # step from the largest Hessian eigenvalue at the teacher: exact for small P,
+        # power iteration on Hessian-vector products otherwise (a fixed guess made
+        # the descent diverge on wide networks, e.g. loss 1e18 at K = 1000)
         P = w.shape[1]
-        H = self.hessian_vector(w[0], np.eye(P)) if P <= 400 else None
-        top = float(np.max(np.abs(np.linalg.eigvalsh(0.5 * (H + H.T))))) if H is not None else 10.0
+        if P <= 400:
+            H = self.hessian_vector(w[0], np.eye(P))
+            top = float(np.max(np.abs(np.linalg.eigvalsh(0.5 * (H + H.T)))))
+        else:
+            v = np.random.default_rng(0).standard_normal(P)
+            top = 1.0
+            for _ in range(50):
+                hv = self.hessian_vector(w[0], (v / np.linalg.norm(v))[None])[0]  # one row per vector
+                top, v = float(np.linalg.norm(hv)), hv
+                if top == 0.0:
+                    break
         lr = 1.0 / max(top, 1.0)
-        prev = np.inf
+        loss, g = self.loss_and_grad(w)
         for _ in range(steps):
-            loss, g = self.loss_and_grad(w)
-            w = w - lr * g
-            if prev - loss[0] < tol:
+            trial = w - lr * g
+            t_loss, t_g = self.loss_and_grad(trial)
+            if t_loss[0] > loss[0]:  # overshoot: never accept a step that raises the loss
+                lr /= 2
+                if lr < 1e-300:
+                    break
+                continue
+            done = loss[0] - t_loss[0] < tol
+            w, loss, g = trial, t_loss, t_g
+            if done:
                 break
-            prev = loss[0]
         self.w_star = w[0]
         return self
 

@@ -145,3 +145,13 @@ def test_explicit_samples_match_the_statistics(build):
     same = M.RegressionModel.from_samples("copy", model.composite, model.X, model.Y, model.w_star)
     W = model.w_star + 0.1 * np.random.default_rng(0).standard_normal((3, model.dim))
     assert np.allclose(same.loss(W), model.loss(W))
+
+
+def test_refined_minimum_of_a_wide_network_stays_at_the_noise_level():
+    """P > 400 used a guessed step size and diverged (loss ~3.5e7 at K = 50); the descent never raises the loss."""
+    from algebra.numeric.models import quadratic_network_model
+
+    m = quadratic_network_model(6, 4, 50, n=10**5, seed=0)
+    assert m.dim > 400
+    loss = float(m.loss_and_grad(m.w_star[None])[0][0])
+    assert loss < 2.5  # 4 outputs with unit noise: L = 2 at the teacher, a little less at the minimiser
