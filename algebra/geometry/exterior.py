@@ -19,6 +19,8 @@ from functools import lru_cache, reduce
 from itertools import combinations
 from operator import xor
 
+import numpy as np
+
 from algebra.errors import InputError
 
 __all__ = ["plucker_coordinates", "minors", "MAX_EXTERIOR_DIMENSION"]
@@ -71,9 +73,14 @@ def plucker_coordinates(rows) -> list:
         raise InputError("rows", f"{r} vectors of length {n}",
                          f"between 1 and {n or 1} vectors of one length n <= {MAX_EXTERIOR_DIMENSION}")
     G, e = _algebra(n)
-    if any(isinstance(c, str) for v in rows for c in v):  # never sympify text
-        raise InputError("rows", "strings", "sympy expressions or integers")
-    vectors = [sum((sympy.sympify(c) * e[j] for j, c in enumerate(v) if c != 0), G.mv(0, "scalar")) for v in rows]
+    def coefficient(c):  # integers become sympy Integers; anything else must already be a sympy expression
+        if isinstance(c, (int, np.integer)) and not isinstance(c, bool):
+            return sympy.Integer(int(c))
+        if isinstance(c, sympy.Basic):
+            return c
+        raise InputError("rows", repr(c), "sympy expressions or integers")
+
+    vectors = [sum((coefficient(c) * e[j] for j, c in enumerate(v) if c != 0), G.mv(0, "scalar")) for v in rows]
     wedge = reduce(xor, vectors)
     blades = [reduce(xor, (e[i] for i in cols)) for cols in combinations(range(n), r)]
     return [sympy.expand(c) for c in wedge.blade_coefs(blades)]
