@@ -51,7 +51,7 @@ from algebra.engine import MAX_JACOBIAN_ENTRIES
 from algebra.errors import InputError, ResourceError
 from algebra.exact.field import DEFAULT_PRIME, PrimeField
 from algebra.exact.rank import rank_mod_p
-from algebra.geometry.proximity import _rng, certified_dimension
+from algebra.geometry.proximity import _rng, certified_dimension, check_submodel
 from algebra.models.base import monomial_count
 from algebra.models.cnn import CNN, cnn_from_text
 
@@ -233,12 +233,7 @@ def cnn_proximity(model: CNN, inactive: dict, *, seed: int = 0, prime: int = DEF
     ...
     algebra.errors.InputError: invalid inactive={}: expected at least one inactive channel
     """
-    if not isinstance(model, CNN):
-        raise InputError("model", model, "a CNN")
-    if model.inactive:
-        raise InputError("model", model.spec(), "the full model (give the inactive channels separately)")
-    if not inactive:
-        raise InputError("inactive", inactive, "at least one inactive channel")
+    check_submodel(model, inactive, CNN, "a CNN", "channel")
     t0 = time.perf_counter()
     spec = model.spec()
     sub = CNN(model.input_shape, model.filters, channels=model.channels, strides=model.strides,

@@ -181,6 +181,16 @@ class ProximityResult:
         }
 
 
+def check_submodel(model, inactive, cls, kind: str, unit: str) -> None:
+    """A proximity question needs the full model (``kind``, of class ``cls``) and at least one inactive ``unit``."""
+    if not isinstance(model, cls):
+        raise InputError("model", model, kind)
+    if model.inactive:
+        raise InputError("model", model.spec(), f"the full model (give the inactive {unit}s separately)")
+    if not inactive:
+        raise InputError("inactive", inactive, f"at least one inactive {unit}")
+
+
 def proximity(model: MLP, inactive: dict, *, seed: int = 0, prime: int = DEFAULT_PRIME) -> ProximityResult:
     """Decide proximity bias toward the submodel of ``model`` with ``inactive`` neurons, where the paper can.
 
@@ -202,12 +212,7 @@ def proximity(model: MLP, inactive: dict, *, seed: int = 0, prime: int = DEFAULT
     ...
     algebra.errors.InputError: invalid inactive={}: expected at least one inactive neuron
     """
-    if not isinstance(model, MLP):
-        raise InputError("model", model, "an MLP")
-    if model.inactive:
-        raise InputError("model", model.spec(), "the full model (give the inactive neurons separately)")
-    if not inactive:
-        raise InputError("inactive", inactive, "at least one inactive neuron")
+    check_submodel(model, inactive, MLP, "an MLP", "neuron")
     t0 = time.perf_counter()
     sub = MLP(model.widths, model.activations, bias=model.bias, inactive=inactive)
     dF = certified_dimension(model, seed=seed, prime=prime)
