@@ -227,4 +227,8 @@ def test_certificates_match_the_project_schema():
     from algebra.certify.schema import validate
 
     for Q, K, beta, eps in CASES.values():
-        validate(C.attention_rank_certificate(Q, K, beta, eps))
+        cert = C.attention_rank_certificate(Q, K, beta, eps)
+        assert validate(cert) is None  # raises CertificateError on a mismatch
+        broken = {k: v for k, v in cert.items() if k != "matrix"}  # the kind requires the matrix it is about
+        with pytest.raises(CertificateError, match="schema"):
+            validate(broken)
