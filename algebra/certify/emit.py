@@ -170,6 +170,7 @@ def dimension_certificate(
     upper: bool = True,
     witnesses: str = "auto",
     attempts: int = 3,
+    result=None,
 ) -> Emitted:
     """Certify the generic Jacobian rank (the neuromanifold's dimension) of ``model``.
 
@@ -195,6 +196,12 @@ def dimension_certificate(
         Cramer fields.  The others force one kind (the bound may then be weaker).
     attempts : int
         Seeds ``seed, seed + 1, ...`` tried when the point is not generic.
+    result : algebra.engine.DimensionResult, optional
+        A run of :func:`algebra.engine.dimension` on ``model`` that the first
+        attempt reuses instead of running the engine again (``dim
+        --certificate`` prints and certifies one run).  It must be the run
+        this function would make: the certificate's mode (:func:`certificate_mode`),
+        ``seed``, ``prime`` and ``witness=True``; otherwise :class:`InputError`.
 
     Examples
     --------
@@ -219,11 +226,15 @@ def dimension_certificate(
     if model.family not in CHECKER_FAMILIES:  # e.g. secant maps: certify their polynomial map
         model = as_polynomial_map(model)
     spec = checker_spec(model)
+    mode = certificate_mode(model)
+    if result is not None and (result.spec != model.spec() or result.seed != seed or result.prime != prime
+                               or result.witness is None or (mode == "sample" and result.mode != "sample")):
+        raise InputError("result", f"a run with mode={result.mode}, seed={result.seed}, prime={result.prime}",
+                         f"a run of this model with mode={mode}, seed={seed}, prime={prime} and witness=True")
     last_error = None
     for attempt in range(attempts):
         s = seed + attempt
-        mode = "sample" if model.n_inputs else "auto"
-        res = dimension(model, mode=mode, seed=s, prime=prime, witness=True)
+        res = result if attempt == 0 and result is not None else dimension(model, mode=mode, seed=s, prime=prime, witness=True)
         lower = res.lower_bound
         w = res.witness
         cert = _header("rank_lower_bound", source)
@@ -259,6 +270,19 @@ def dimension_certificate(
             note = f"hypothesis 'non-defective architecture' is false: dimension {lower} < expected count {expected}"
         return Emitted(cert, kind, lower, up_value, verdict, reason, note)
     raise CertificateError(f"no verifying certificate after {attempts} seeds: {last_error}")
+
+
+def certificate_mode(model) -> str:
+    """The engine mode a dimension certificate is made in: ``sample`` for maps with inputs (the
+    checker replays Jacobian rows at sample inputs), else ``auto``.
+
+    Examples
+    --------
+    >>> from algebra.models import QueryKey, MLP
+    >>> certificate_mode(QueryKey(3, 2)), certificate_mode(MLP((2, 2, 1), "t^2"))
+    ('auto', 'sample')
+    """
+    return "sample" if model.n_inputs else "auto"
 
 
 def _upper_block(model, res, witnesses: str, prime: int) -> tuple:
@@ -562,7 +586,7 @@ def _write(emitted: Emitted, path) -> Emitted:
 
 
 def certify_model(model, path, *, seed: int = 0, claimed: int | None = None, relation: str = "==",
-                  quantity: str = "dimension", prime: int = DEFAULT_PRIME) -> Emitted:
+                  quantity: str = "dimension", prime: int = DEFAULT_PRIME, result=None) -> Emitted:
     """Write one certificate about ``model`` to ``path`` (atomically) and return what it shows.
 
     Parameters
@@ -585,6 +609,8 @@ def certify_model(model, path, *, seed: int = 0, claimed: int | None = None, rel
         ``dimension``: a ``dimension`` / ``defect`` certificate of the generic
         Jacobian rank.  ``lambda``: a ``formula`` certificate of
         ``lambda = rank / 2`` (regular model).
+    result : algebra.engine.DimensionResult, optional
+        An engine run to reuse (``quantity="dimension"``; see :func:`dimension_certificate`).
 
     Returns
     -------
@@ -610,7 +636,8 @@ def certify_model(model, path, *, seed: int = 0, claimed: int | None = None, rel
     if quantity == "lambda":
         return _write(rlct_certificate(model, seed=seed, prime=prime), path)
     try:
-        return _write(dimension_certificate(model, claimed=claimed, relation=relation, seed=seed, prime=prime), path)
+        return _write(dimension_certificate(model, claimed=claimed, relation=relation, seed=seed, prime=prime,
+                                            result=result), path)
     except CertificateError as exc:  # the upper-bound witnesses did not verify: certify what is proven
         e = dimension_certificate(model, claimed=claimed, relation=relation, seed=seed, prime=prime, upper=False)
         note = f"only the lower bound rank >= {e.lower} is certified (the upper bound did not verify: {exc})"

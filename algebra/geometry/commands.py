@@ -379,8 +379,18 @@ def _run_dim(args) -> int:
     if args.certificate and args.samples is not None:
         raise InputError("--samples", args.samples, "no --samples with --certificate (the certificate's route chooses "
                          "its sample inputs; drop --samples)")
+    options = _engine_options(args)
+    reuse = False
+    if args.certificate and not args.over_q:
+        from algebra.certify.emit import certificate_mode
+
+        # One engine run is printed and certified: the certificate's own mode, with its witness minor.
+        mode = certificate_mode(model)
+        reuse = args.mode in ("auto", mode)
+        if reuse:
+            options.update(mode=mode, witness=True)
     try:
-        res = dimension(model, samples=args.samples, **_engine_options(args))
+        res = dimension(model, samples=args.samples, **options)
     except ResourceError as exc:
         raise _size_error(args, exc) from None
     cert = None
@@ -388,9 +398,11 @@ def _run_dim(args) -> int:
         from algebra.certify import certify_model
 
         # The certificate is its own proof at the same seed and prime (mod p even
-        # with --over-q: the checker replays minors modulo a prime); its route
-        # chooses its own inputs, so a fixed --samples would describe another run.
-        cert = write_certificate(args.certificate, lambda path: certify_model(model, path, seed=args.seed, prime=args.prime))
+        # with --over-q: the checker replays minors modulo a prime, so that run is
+        # made again mod p); its route chooses its own inputs, so a fixed --samples
+        # would describe another run.
+        cert = write_certificate(args.certificate, lambda path: certify_model(
+            model, path, seed=args.seed, prime=args.prime, result=res if reuse else None))
     if args.json:
         print(json.dumps(dict(res.to_json(), **({"certificate": cert} if cert else {})), indent=2))
     else:
@@ -400,7 +412,7 @@ def _run_dim(args) -> int:
             print(f"certified: true (lower bound = exact rank at an integer point; upper bound by the {res.rung} rung)")
         else:
             print(f"certified: false -- dimension >= {res.lower_bound} proven, <= {res.upper_bound} proven")
-        if res.witness is not None:
+        if args.witness and res.witness is not None:
             print(json.dumps({"witness": res.to_json()["witness"]}))
         if cert:
             _print_certificate(cert)

@@ -14,3 +14,12 @@ Modules (import them directly; nothing heavy is imported here):
                 samplers, beside the exact (44)/(45)
 ``commands``    ``neuroalgebra graph ...`` and ``neuroalgebra llc graph``
 """
+
+#: Reference points of ``llc graph`` (:func:`algebra.graph.llc.reference_pair`): the canonical
+#: factors (30), a random GL(k) gauge of them, or the paper's open case.  Defined here so the
+#: CLI parser does not import networkx.
+POINTS = ("canonical", "gauge", "open")
+
+#: Feature laws of the design (:func:`algebra.graph.attention.make_design`): Gaussian, or
+#: constant features (a design that fails Assumption 1 on purpose).
+FEATURES = ("gaussian", "constant")

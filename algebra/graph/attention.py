@@ -41,12 +41,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from algebra.errors import InputError
+from algebra.graph import FEATURES
 from algebra.graph.groups import SymmetricGraph
 
 __all__ = ["AttentionDesign", "Rows", "make_design", "encode", "encoder_weights",
            "equivariance_error", "permute_nodes", "random_gauge", "open_case_pair", "FEATURES"]
 
-FEATURES = ("gaussian", "constant")
 
 
 def permute_nodes(X: np.ndarray, g) -> np.ndarray:

@@ -108,7 +108,7 @@ def _run_fisher(args) -> int:
 
 
 def _design_options(p, *, fisher: bool) -> None:
-    from algebra.graph.attention import FEATURES
+    from algebra.graph import FEATURES
 
     p.add_argument("--graph", required=True,
                    help="cyclic:N | dihedral:N | torus:NxM | hypercube:K | symmetric:N | petersen | edges:U-V,...")
@@ -165,7 +165,7 @@ def _run_llc_graph(args) -> int:
 
 def register_llc_graph(sub, common) -> None:
     """Add ``llc graph`` to the ``llc`` subparsers (called from :mod:`algebra.numeric.commands`)."""
-    from algebra.graph.llc import POINTS
+    from algebra.graph import POINTS
 
     p = sub.add_parser("graph", help="QK block of graph attention on a Cayley/automorphism graph "
                                      "(graph-attention paper, Thm 2 under Assumption 1)")

@@ -24,13 +24,12 @@ from __future__ import annotations
 import numpy as np
 
 from algebra.errors import InputError
+from algebra.graph import POINTS
 from algebra.graph.attention import AttentionDesign, make_design, open_case_pair, random_gauge
 from algebra.graph.fisher import decide_assumption1, quadratic_form
 from algebra.numeric.models import FactorProduct, RegressionModel
 
 __all__ = ["GraphAttentionModel", "reference_pair", "graph_llc", "POINTS"]
-
-POINTS = ("canonical", "gauge", "open")
 
 
 class GraphAttentionModel:

@@ -34,6 +34,47 @@ def test_dimension_certificates(tmp_path, capsys, argv, value):
     assert (claim["relation"], claim["value"]) == ("==", value)
 
 
+@pytest.mark.parametrize("argv, reused", [
+    (["dim", "mlp", "--widths", "2,3,2,1", "--activation", "t^2+t", "--bias"], True),
+    (["dim", "qk", "--d", "4", "--k", "2"], True),
+    (["dim", "mlp", "--widths", "2,3,1", "--activation", "t^2", "--mode", "coefficient"], False),
+])
+def test_dim_certificate_runs_the_engine_once(tmp_path, capsys, monkeypatch, argv, reused):
+    """The printed result and the certificate come from one engine run, unless the
+    user asked for a mode the certificate cannot use (then two runs, both at the same seed)."""
+    import algebra.engine
+    import algebra.geometry.commands as commands
+
+    calls = []
+
+    def counting(*args, **kwargs):
+        calls.append(kwargs.get("mode"))
+        return original(*args, **kwargs)
+
+    original = algebra.engine.dimension
+    monkeypatch.setattr(algebra.engine, "dimension", counting)
+    monkeypatch.setattr(commands, "dimension", counting)
+    path = tmp_path / "c.json"
+    out = _run(capsys, argv + ["--json", "--certificate", str(path)])
+    assert out["certificate"]["verified"] and out["certificate"]["value"] == out["dimension"]
+    assert len(calls) == (1 if reused else 2), calls
+    assert _claim(path)["value"] == out["dimension"]
+
+
+def test_certificate_refuses_a_foreign_result():
+    from algebra.certify.emit import dimension_certificate
+    from algebra.engine import dimension
+    from algebra.errors import InputError
+    from algebra.models import QueryKey
+
+    res = dimension(QueryKey(3, 2), seed=1, witness=True)
+    with pytest.raises(InputError, match="result"):
+        dimension_certificate(QueryKey(3, 2), seed=0, result=res)
+    with pytest.raises(InputError, match="result"):
+        dimension_certificate(QueryKey(3, 3), seed=1, result=res)
+    assert dimension_certificate(QueryKey(3, 2), seed=1, result=res).lower == res.lower_bound
+
+
 @pytest.mark.parametrize("argv, lam", [
     (["rlct", "quadratic", "--d", "4", "--outputs", "3", "--width", "5"], "29/2"),
     (["rlct", "qk", "--d", "6", "--k", "4", "--r", "2"], "27/2"),

@@ -71,3 +71,15 @@ def test_llc_graph_json_keys(capsys):
         assert key in out
     assert out["exact_lambda"] == "3/2" and out["assumption1_holds"] is True
     assert code == (0 if out["verdict"] == "ok" else 1)
+
+
+def test_cli_parser_does_not_import_networkx():
+    """Building the CLI (``neuroalgebra --help``) stays light: networkx loads only when a graph command runs."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from algebra.cli import main\n"
+            "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "print('networkx' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "False"
