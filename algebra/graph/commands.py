@@ -11,6 +11,9 @@ orbit-closed design and prints Assumption 1 (``assumption1_holds``,
 projector identities; exit status 0 when Assumption 1 holds, 1 when it
 fails (a decided answer, like ``suspect`` for ``llc``), and a
 ``CertificateError`` (status 1) if an identity is violated.
+``--certificate FILE`` also writes a ``score_representation`` certificate of
+Lemma 1 / (13)-(15) on the design (:mod:`algebra.certify.representation`),
+re-checked by the independent checker before the command reports it.
 
 ``llc graph`` (registered by :mod:`algebra.numeric.commands` through
 :func:`register_llc_graph`) prints the keys of the other ``llc`` commands
@@ -77,10 +80,22 @@ def _design_args(args):
 def _run_fisher(args) -> int:
     from algebra.graph.fisher import fisher_report
 
-    report = fisher_report(_design_args(args), seed=args.seed)
+    design = _design_args(args)
+    report = fisher_report(design, seed=args.seed)
     bad = {k: v for k, v in report["identities"].items() if not v <= IDENTITY_TOL}
     if bad:
         raise CertificateError(f"projector identities violated: {bad}")
+    if args.certificate:
+        from algebra.certify.canonical import render, write_atomic
+        from algebra.certify.representation import representation_certificate
+        from algebra.geometry.commands import write_certificate
+
+        def emit(path):
+            emitted = representation_certificate(design)
+            write_atomic(path, render(emitted.certificate))
+            return emitted
+
+        report["certificate"] = write_certificate(args.certificate, emit)
     if args.json:
         print(json.dumps(report, indent=2))
     else:
@@ -104,6 +119,10 @@ def _run_fisher(args) -> int:
                   f"{c['fisher_trace']:>12.4g}  {c.get('mechanism', '-')}")
         worst = max(report["identities"].values())
         print(f"projector identities and (14), (19): worst relative residual {worst:.1e}")
+        if args.certificate:
+            c = report["certificate"]
+            print(f"certificate: {c['path']} ({c['kind']}; independent checker: "
+                  f"{'VERIFIED' if c['verified'] else 'REFUSED: ' + c['checker']})")
     return 0 if report["assumption1_holds"] else 1
 
 
@@ -138,6 +157,9 @@ def register(subparsers) -> None:
     p.set_defaults(handler=_run_irreps)
     p = sub.add_parser("fisher", help="score-space Fisher, isotypic Q_rho ranks, Assumption 1 decided")
     _design_options(p, fisher=True)
+    p.add_argument("--certificate", metavar="FILE", default=None,
+                   help="also write a certificate of Lemma 1 / (13)-(15) on this design to FILE "
+                        "(re-check it with `neuroalgebra verify FILE`)")
     p.set_defaults(handler=_run_fisher)
     graph.set_defaults(handler=lambda a: (graph.print_help(), 2)[1])
 

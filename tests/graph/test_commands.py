@@ -83,3 +83,28 @@ def test_cli_parser_does_not_import_networkx():
             "print('networkx' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "False"
+
+
+@pytest.mark.parametrize("extra, holds", [([], True), (["--features", "constant"], False)])
+def test_fisher_certificate(tmp_path, capsys, extra, holds):
+    """``--certificate`` writes Lemma 1 / (13)-(15) on the design; the checker re-derives it."""
+    from algebra.checker import check_file
+
+    path = tmp_path / "lemma1.json"
+    code, out = _json(capsys, ["graph", "fisher", "--graph", "cyclic:5", "--d", "2", "--k", "1", "--r", "1",
+                               "--certificate", str(path), "--json"] + extra)
+    assert code == (0 if holds else 1) and out["assumption1_holds"] is holds
+    assert out["certificate"]["verified"] and out["certificate"]["kind"] == "score_representation"
+    ok, reason = check_file(str(path))[:2]
+    assert ok and "(14) derived" in reason
+    claim = json.loads(path.read_text())["claim"]
+    assert sum(c["rank"] for c in claim["components"]) == claim["about"]["score_dimension"]
+
+
+def test_fisher_certificate_bad_path_leaves_nothing(tmp_path, capsys):
+    (tmp_path / "a_file").write_text("")
+    target = tmp_path / "a_file" / "c.json"  # a path below a regular file cannot be written
+    code = main(["graph", "fisher", "--graph", "cyclic:5", "--d", "2", "--k", "1", "--r", "1",
+                 "--certificate", str(target)])
+    assert code == 2 and sorted(p.name for p in tmp_path.iterdir()) == ["a_file"]
+    assert "--certificate" in capsys.readouterr().err
