@@ -22,8 +22,10 @@ Sources (``../shared/papers/``):
   ``dim X_d = d d' + binom(d+1, 2) - 1``), Proposition E.3 (rank-constrained
   single token: the symmetric part has rank ``<= min(2a, d)``), the
   rank-``a`` multi-token count of Appendix D.1, and the CNN claims of
-  Figure 6 / Appendix C / G.6 (:func:`algebra.geometry.cnn_proximity.cnn_claims`,
-  certified as explicit polynomial maps the checker evaluates).
+  Figure 6 / Appendix C / G.6 (:func:`algebra.geometry.cnn_proximity.cnn_claims`:
+  Figure 6 as explicit polynomial maps; the inactive-channel subnetworks, the
+  CNN proximity sweep included, natively as ``differential`` certificates of the
+  checker's own CNN evaluator, compared with a proven bound of ``dim F'``).
 * ``grokking-basin-selection-llc``: Corollary 4.2 / G.10 (quadratic networks
   ``(d, p, K)``, assumed non-defective: ``dim = min(K(p+d-1), p d(d+1)/2)``;
   a certified defect makes the verdict ``hypothesis fails``), Corollaries 5.3
@@ -39,9 +41,10 @@ Sources (``../shared/papers/``):
   :data:`~algebra.geometry.claims.GRAPH_DESIGNS`: Assumption 1 (18) as the
   certified rank of the linear map ``L`` (``dimension`` certificate), Theorem 2
   (44)-(45) with Assumption 1 as its decided hypothesis (``hypothesis fails``
-  on the designs that fail on purpose), and Lemma 1 / (14) / (15) as
-  evidence (:class:`EvidenceClaim`, ``out of reach``: no checker kind
-  expresses those matrix identities).
+  on the designs that fail on purpose), and Lemma 1 / (13)-(15) as
+  ``score_representation`` certificates (:class:`RepresentationClaim`: the
+  checker derives the group, ``rho_score``, the commutation (14) and the
+  projectors (15) with their ranks from the design's exact data).
 """
 
 from __future__ import annotations
@@ -69,7 +72,8 @@ from algebra.geometry.claims import (
     identifiability_map,
 )
 
-__all__ = ["FormulaClaim", "AttentionRankClaim", "EvidenceClaim", "claims", "run_catalogue", "PAPERS", "MAX_WORK"]
+__all__ = ["FormulaClaim", "AttentionRankClaim", "EvidenceClaim", "RepresentationClaim", "claims", "run_catalogue",
+           "PAPERS", "MAX_WORK"]
 
 PROXIMITY = "proximity-bias-submodels"
 GROKKING = "grokking-basin-selection-llc"
@@ -116,6 +120,28 @@ class EvidenceClaim:
     evidence: Callable[[], dict]
     why: str
     group: str = "evidence"
+
+
+@dataclass(frozen=True)
+class RepresentationClaim:
+    """Lemma 1 and (13)-(15) on a design of :data:`~algebra.geometry.claims.GRAPH_DESIGNS`.
+
+    Certified as a ``score_representation`` certificate: the checker derives the
+    group, ``rho_score``, the commutation (14) for every teacher and the projectors
+    (15) with their ranks from the design's exact data; the verdict is the derived
+    claim's (:func:`algebra.certify.representation.representation_certificate`).
+    """
+
+    id: str
+    paper: str
+    location: str
+    statement: str
+    graph: str
+    d: int
+    k: int
+    r: int
+    options: dict = field(default_factory=dict)
+    group: str = "graph-assumption1"
 
 
 @dataclass(frozen=True)
@@ -349,66 +375,25 @@ def _graph_designs(fast: bool) -> list:
     return out
 
 
-def _projector_evidence(graph: str, d: int, k: int, r: int, options: dict) -> dict:
-    """What the library shows about (12)-(15) on a design (evidence for an :class:`EvidenceClaim`).
-
-    Exact: ``rho_score`` (13) is a homomorphism into the permutations of the
-    score basis (integer tables);
-    the character table's orthogonality (:func:`algebra.graph.characters.verify_orthogonality`),
-    which with the homomorphism makes the projectors (15) orthogonal idempotents
-    summing to the identity; and the inputs ``(h_i, h_j, b_w(i,j))`` of every score
-    coordinate equal those of its image under every ``g`` (Lemma 1 with (5) on
-    the orbit-closed design), so the teacher probabilities are invariant and
-    ``F_score`` commutes with ``rho_score`` (14).  Float: the residuals of
-    :meth:`algebra.graph.fisher.ScoreSpace.check_identities`.
-    """
-    from algebra.graph.characters import verify_orthogonality
-    from algebra.graph.fisher import score_space
-
-    design = graph_design(graph, d, k, r, options)
-    S = score_space(design)
-    G = design.graph.group
-    n = S.perms.shape[1]
-    homomorphism = bool(np.all(np.sort(S.perms, axis=1) == np.arange(n))) and all(
-        np.array_equal(S.perms[G.table[g, h]], S.perms[g][S.perms[h]]) for g in range(G.order) for h in range(G.order))
-    rows, A = design.closure_rows(), S.slots
-    w = np.arange(n)
-    q, keys = rows.query[w // A], rows.keys.reshape(-1, design.d)
-    bias, valid = rows.bias.reshape(-1), rows.valid.reshape(-1)
-    inputs = all(np.array_equal(valid[pg], valid) and np.array_equal(q[pg], q) and np.array_equal(keys[pg], keys)
-                 and np.array_equal(bias[pg], bias) and np.all((pg // A).reshape(-1, A) == (pg // A).reshape(-1, A)[:, :1])
-                 for pg in S.perms)
-    residuals = S.check_identities(seed=0)
-    return {"design": f"{graph}, d={d}, k={k}, r={r}", "group_order": G.order, "score_dimension": S.dim,
-            "rho_score_homomorphism_exact": homomorphism,
-            "character_orthogonality_exact": bool(verify_orthogonality(S.table)["verified"]),
-            "score_inputs_invariant_exact": inputs,
-            "float_residuals": {key: float(f"{v:.3g}") for key, v in residuals.items()}}
-
-
 def _graph_lemma1(fast: bool) -> list:
-    """Lemma 1, (13)-(15): evidence entries (no checker kind expresses these identities)."""
-    why = ("no certificate kind of the independent checker expresses identities between matrices over Q(E(N)) "
-           "(the projectors (15)) or the commutation (14); the evidence is the library's (exact where marked), "
-           "not re-derived by the checker")
+    """Lemma 1, (13)-(15) on designs of every family (both character routes: closed form and Burnside-Dixon)."""
     out = []
-    for tag, graph, d, k, r, options, _ in [GRAPH_DESIGNS[0]] if fast else [GRAPH_DESIGNS[i] for i in (0, 3, 4)]:
-        out.append(EvidenceClaim(
+    for tag, graph, d, k, r, options, _ in [GRAPH_DESIGNS[0]] if fast else [GRAPH_DESIGNS[i] for i in (0, 3, 4, 5, 7)]:
+        out.append(RepresentationClaim(
             f"graph-lemma1-{tag}", GRAPH, "Lemma 1 (12)-(13), (14), (15)",
             f"on the orbit-closed design {graph}, d={d}, k={k}, r={r}: rho_score is a representation, F_score "
             "commutes with it (14), and the isotypic projectors (15) are orthogonal idempotents summing to the identity",
-            lambda g=graph, d=d, k=k, r=r, o=options: _projector_evidence(g, d, k, r, o), why,
-            group="graph-assumption1"))
+            graph, d, k, r, options))
     return out
 
 
 def _cnn(fast: bool) -> list:
     """The proximity-bias paper's CNN claims (Figure 6, Appendix C / G.6; issue 16), when present."""
     try:
-        from algebra.geometry.cnn_proximity import cnn_claims
+        from algebra.geometry.cnn_proximity import SubnetworkClaim, cnn_claims
     except ImportError:
         return []
-    return [c for c in cnn_claims(fast) if isinstance(c, DimensionClaim)]
+    return [c for c in cnn_claims(fast) if isinstance(c, (DimensionClaim, SubnetworkClaim))]
 
 
 def _softmax(fast: bool) -> list:
@@ -527,6 +512,7 @@ def _stated_text(stated: dict) -> str:
 def _certify_one(claim, seed: int) -> tuple:
     """``(emitted or None, reason when None, index fields)`` for one claim."""
     from algebra.certify.emit import attention_certificate, dimension_certificate, formula_certificate, rlct_certificate
+    from algebra.geometry.cnn_proximity import SubnetworkClaim, judge_subnetwork
 
     src = {"id": claim.id, "paper": claim.paper, "location": claim.location, "statement": claim.statement}
     if isinstance(claim, EvidenceClaim):
@@ -551,6 +537,19 @@ def _certify_one(claim, seed: int) -> tuple:
         e = type(e)(e.certificate, e.kind, e.lower, e.upper, verdict, e.reason, note)
         fields = {"says": _stated_text(e.certificate["formula"]["stated"]), "hypotheses": hyps,
                   "proven": f"lambda = {e.certificate['claim']['value']} (certified rank {e.lower} / 2)"}
+        return e, None, fields
+    if isinstance(claim, SubnetworkClaim):  # CNN subnetworks (Appendix C), certified natively
+        e, fields = judge_subnetwork(claim, seed=seed, source=src)
+        return e, None, fields
+    if isinstance(claim, RepresentationClaim):
+        from algebra.certify.representation import representation_certificate
+
+        e = representation_certificate(graph_design(claim.graph, claim.d, claim.k, claim.r, claim.options), source=src)
+        c = e.certificate["claim"]
+        fields = {"says": "rho_score is a representation (13); F_score commutes with it (14); the projectors (15) are "
+                          "orthogonal idempotents summing to the identity",
+                  "proven": f"(13), {'(14), ' if c['invariant'] else ''}(15) on {e.lower} score coordinates; rank Pi_rho: "
+                            + ", ".join(f"{x['irrep']} {x['rank']}" for x in c["components"])}
         return e, None, fields
     if isinstance(claim, AttentionRankClaim):
         e = attention_certificate(np.array(claim.Q), np.array(claim.K), claim.beta, claim.eps, claimed=claim.claimed,

@@ -16,6 +16,9 @@
   from a certified Jacobian rank (grokking paper Theorems 4.1, 5.1).
 * :func:`certify_model` / :func:`certify_secant` / :func:`certify_formula`:
   the entry points for the user's own questions; they write one file atomically.
+* :func:`subnetwork_certificate` certifies the rank of a CNN's differential
+  at a point of a subnetwork against a proven bound of the subnetwork's
+  dimension (proximity-bias paper, Appendix C; ``differential`` model spec).
 * :func:`interval_certificate` wraps an ``interval_inequality`` payload
   (``docs/interval-inequality.md``); :func:`attention_certificate` certifies
   the approximation rank of ``softmax(beta Q K^T)`` (``attention_rank`` kind).
@@ -53,6 +56,7 @@ __all__ = [
     "verdict_for",
     "model_from_spec",
     "rlct_certificate",
+    "subnetwork_certificate",
     "newton_certificate",
     "certify_model",
     "certify_secant",
@@ -65,7 +69,7 @@ VERDICTS = ("confirmed", "refuted", "hypothesis fails", "out of reach")
 
 SCHEMA_VERSION = 1
 RELATIONS = ("==", ">=", "<=")
-CHECKER_FAMILIES = ("mlp", "attention", "qk", "linear", "polynomial")  # the checker evaluates these itself
+CHECKER_FAMILIES = ("mlp", "attention", "qk", "linear", "polynomial", "cnn")  # the checker evaluates these itself
 
 
 @dataclass(frozen=True)
@@ -121,7 +125,9 @@ def checker_spec(model) -> dict:
         }
     if fam in ("attention", "qk", "linear"):
         return dict(model.spec())
-    raise InputError("model", model, "a model of family mlp, attention, qk, linear or polynomial")
+    if fam == "cnn":
+        return dict(model.spec(), activations=[[exact(c) for c in a] for a in model.activations])
+    raise InputError("model", model, "a model of family mlp, attention, qk, linear, polynomial or cnn")
 
 
 def verdict_for(relation: str, claimed: int | None, lower: int, upper: int | None) -> str:
@@ -287,14 +293,17 @@ def certificate_mode(model) -> str:
 
 def _upper_block(model, res, witnesses: str, prime: int) -> tuple:
     """``(upper block, bound)``: the cheapest witnesses that meet the lower bound."""
+    from algebra.checker import kernel
+
     lower, P, auto = res.lower_bound, res.parameter_count, witnesses == "auto"
     block = {"fields": [], "equations": []}
-    if auto and res.ambient_dimension <= lower:
-        return block, res.ambient_dimension
+    ambient = kernel.Model(checker_spec(model)).ambient()  # the checker's own count (a CNN's engine count is tighter)
+    if auto and ambient <= lower:
+        return block, ambient
     if witnesses == "fields" or (auto and model.symmetry_count() and P - res.symmetry_rank <= lower):
         fields = symbolic_symmetry_fields(model)
         block["fields"] = [[[j, sparse_polynomial(p)] for j, p in enumerate(f) if not p.is_zero] for f in fields]
-        return block, min(P - res.symmetry_rank, res.ambient_dimension)
+        return block, min(P - res.symmetry_rank, ambient)
     if witnesses == "equations" or (
         auto and model.n_inputs == 0 and res.equation_rank and res.ambient_dimension - res.equation_rank <= lower
     ):
@@ -304,7 +313,7 @@ def _upper_block(model, res, witnesses: str, prime: int) -> tuple:
         block["equations"] = [sparse_polynomial(g) for g in model.image_equations()]
         F = PrimeField(prime)  # the engine computes this rank only when it needs it: recompute it here
         e = rank_mod_p(model.image_equation_gradients(res.theta, F), prime) if block["equations"] else 0
-        return block, res.ambient_dimension - e
+        return block, ambient - e
     w = res.witness
     block["cramer"] = {"rows": list(w.rows), "cols": list(w.cols)}
     return block, lower
@@ -388,6 +397,70 @@ def _stated(stated: dict | None) -> dict | None:
     if keys not in ({"lambda"}, {"lambda", "multiplicity"}, {"lower", "upper"}):
         raise InputError("stated", stated, "keys lambda[, multiplicity] or lower, upper (and where)")
     return {k: (v if k in ("where", "multiplicity") else exact(v)) for k, v in stated.items()}
+
+
+def subnetwork_certificate(model, theta, inactive: dict, *, seed: int = 0, prime: int = DEFAULT_PRIME,
+                           source: dict | None = None) -> Emitted:
+    """Certify ``rank d phi(theta') >= r`` at a point ``theta'`` of a CNN subnetwork ``F'``, against a proven ``dim F' <= b``.
+
+    Proximity-bias paper, Appendix C: ``N_F(phi(theta')) ⊆ im(d phi_theta')^perp``, so
+    when ``r > dim F'`` the normal spaces over ``F'`` near ``phi(theta')`` cannot fill
+    ``H``: no proximity bias toward ``F'``.  The certificate (kind
+    ``rank_lower_bound``) is about the ``differential`` of the full CNN at
+    ``theta'`` (the checker verifies that the ``inactive`` channels' outgoing
+    weights are zero there) on ``ceil((P + 4) / outputs)`` random inputs; its
+    ``subnetwork`` block holds the upper-bound witnesses of the CNN without those
+    channels (:func:`dimension_certificate` of it), from which the checker
+    derives ``b``.  The verdict is ``confirmed`` when the derived claim says
+    ``r > b``, ``out of reach`` otherwise (the count does not decide).
+
+    Examples
+    --------
+    >>> from algebra.models.cnn import CNN
+    >>> m = CNN(4, [2], channels=(1, 2), activations="t^2", dense=1)
+    >>> e = subnetwork_certificate(m, [1, 2, 3, 4, 0, 0, 0, 5, 6, 7], {1: [0]})
+    >>> e.lower, e.certificate["claim"]["subnetwork"]["dimension_at_most"], e.verdict
+    (7, 4, 'confirmed')
+    """
+    from math import ceil
+
+    import numpy as np
+
+    from algebra.checker import Reject, kernel
+    from algebra.checker.cnn import subnetwork_bound
+    from algebra.exact.field import PrimeField
+    from algebra.exact.rank import rank_with_witness
+    from algebra.models.base import monomial_count
+
+    if model.family != "cnn" or model.inactive:
+        raise InputError("model", model, "a CNN without inactive channels (the full model)")
+    spec = checker_spec(model)
+    sub = dimension_certificate(model_from_spec(dict(spec, inactive={str(k): list(v) for k, v in inactive.items()})),
+                                seed=seed, prime=prime)
+    if sub.upper is None:
+        raise CertificateError(f"no upper bound of dim F' is certified (only dim F' >= {sub.lower})")
+    P, theta = model.parameter_count, np.asarray(theta, dtype=np.int64)
+    M = min(monomial_count(model.n_inputs, model.degree, homogeneous=model.homogeneous), ceil((P + 4) / model.n_outputs))
+    X = model.random_inputs(np.random.default_rng(np.random.SeedSequence(seed)), M)
+    w = rank_with_witness(model.jacobian(theta, X, PrimeField(prime)), prime)
+    cert = _header("rank_lower_bound", source)
+    diff = {"family": "differential", "of": spec, "at": [str(int(v)) for v in theta],
+            "inactive": sub.certificate["model"]["inactive"]}
+    cert.update(model=diff, seed=seed, lower={"rows": list(w.rows), "cols": list(w.cols)},
+                point={"prime": str(prime), "theta": ["0"] * P, "inputs": [[str(int(v)) for v in r] for r in X]},
+                subnetwork={k: sub.certificate[k] for k in ("model", "point", "upper")})
+    try:
+        bound = subnetwork_bound(cert, kernel.Model(diff), [])
+    except Reject as exc:
+        raise CertificateError(f"the subnetwork certificate does not verify: {exc}") from None
+    cert["claim"] = kernel.rank_claim("rank_lower_bound", kernel.Model(diff), diff, w.rank, sub=bound)
+    cert = seal(cert)
+    reason = _self_check(cert)
+    b = bound[1]
+    if w.rank > b:
+        return Emitted(cert, "rank_lower_bound", w.rank, None, "confirmed", reason)
+    note = f"rank d phi >= {w.rank} does not exceed the proven dim F' <= {b}: this count does not decide the case"
+    return Emitted(cert, "rank_lower_bound", w.rank, None, "out of reach", reason, note)
 
 
 def rlct_certificate(model, *, stated: dict | None = None, seed: int = 0, prime: int = DEFAULT_PRIME,
@@ -593,7 +666,7 @@ def certify_model(model, path, *, seed: int = 0, claimed: int | None = None, rel
     ----------
     model : algebra.models.Model
         Any model object: the families the checker evaluates (mlp, attention,
-        qk, linear, polynomial maps -- user polynomial maps included) are written
+        qk, linear, cnn, polynomial maps -- user polynomial maps included) are written
         as they are; any other model (e.g. a secant map) is first turned into its
         polynomial map (:func:`as_polynomial_map`).
     path : str or pathlib.Path
@@ -702,6 +775,13 @@ def model_from_spec(spec: dict):
             return QueryKey(spec["d"], spec["k"])
         if fam == "linear":
             return DeepLinear(spec["widths"])
+        if fam == "cnn":
+            from algebra.models.cnn import CNN
+
+            acts = [tuple(Fraction(c) for c in a) for a in spec["activations"]]
+            return CNN(tuple(spec["input"]), [tuple(k) for k in spec["filters"]], channels=spec["channels"],
+                       strides=[tuple(s) for s in spec["strides"]], activations=acts or "t", bias=spec["bias"],
+                       dense=spec["dense"], inactive={int(k): list(v) for k, v in spec["inactive"].items()})
         if fam == "polynomial":
             n, k = spec["parameters"], spec["inputs"]
             names = spec.get("names")
@@ -719,4 +799,4 @@ def model_from_spec(spec: dict):
             return PolynomialMap(polys, parameters=names[:n], inputs=names[n:])
     except (KeyError, TypeError, ValueError, IndexError) as exc:
         raise InputError("spec", spec, f"a model spec in the checker's form ({type(exc).__name__})") from None
-    raise InputError("spec", spec, "a model of family mlp, attention, qk, linear or polynomial")
+    raise InputError("spec", spec, "a model of family mlp, attention, qk, linear, polynomial or cnn")

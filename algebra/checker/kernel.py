@@ -37,7 +37,7 @@ except ImportError:  # pragma: no cover - exercised by the fallback test
 
 SCHEMA_VERSION = 1
 KINDS = ("rank_lower_bound", "rank_upper_bound", "dimension", "defect", "formula", "interval_inequality",
-         "attention_rank")
+         "attention_rank", "score_representation")
 SZ_BITS = 200  # Schwartz-Zippel points live in GF(q) for a fresh random prime q in [2^200, 2^201)
 SZ_TARGET_BITS = 60
 MAX_IDENTITY_DEGREE = 2**20
@@ -301,9 +301,14 @@ class Model:
             xdeg = {sum(e for i, e in mo if i >= npar) for p in self.polys for mo, _ in p}
             self.deg_x, self.homogeneous = max(xdeg, default=0), len(xdeg) <= 1
             self.degree = max(poly_degree(p) for p in self.polys)
+        elif fam in ("cnn", "differential"):
+            from algebra.checker.cnn import read
+
+            read(self, spec)
         else:
             raise Reject(f"unknown model family {fam!r}")
         self.P = sum(r * c for r, c in self.blocks)
+        self.cost = max(self.P**2, getattr(self, "work", 0) * self.P)  # steps of one forward pass with gradients
         need(self.P <= MAX_PARAMS and self.n_out <= MAX_SIDE and self.n_in <= MAX_SIDE, "too many parameters, inputs or outputs")
         need(self.n_out * self.P <= MAX_MATRIX, f"a Jacobian block would exceed {MAX_MATRIX} entries")
 
@@ -311,7 +316,7 @@ class Model:
         """``n_outputs`` times the number of monomials of the output degree in the inputs."""
         if self.n_in == 0:
             return self.n_out
-        n, k = self.n_in, self.deg_x
+        n, k = getattr(self, "support", self.n_in), self.deg_x  # support: the inputs one output reads
         return self.n_out * (math.comb(n + k - 1, k) if self.homogeneous else math.comb(n + k, k))
 
     def _mats(self, theta):
@@ -324,6 +329,10 @@ class Model:
 
     def forward(self, theta, x, m):
         """Outputs at one input ``x`` as duals (value, gradient in theta) modulo ``m``."""
+        if self.family in ("cnn", "differential"):
+            from algebra.checker.cnn import forward
+
+            return forward(self, theta, x, m)
         mats, fam = self._mats(theta), self.family
         if fam == "mlp":
             a = [(v % m, {}) for v in x]
@@ -375,7 +384,7 @@ class Model:
     def rows(self, theta, inputs, wanted, m):
         """``{row: [J[row, c] for all c]}`` for the wanted Jacobian rows (sample-major)."""
         out, samples = {}, sorted({r // self.n_out for r in wanted})
-        need(len(samples) * self.P**2 <= MAX_EVAL, f"rebuilding these rows would take more than {MAX_EVAL} steps")
+        need(len(samples) * self.cost <= MAX_EVAL, f"rebuilding these rows would take more than {MAX_EVAL} steps")
         for s in samples:
             duals = self.forward(theta, inputs[s] if inputs else [], m)
             for o, (_, g) in enumerate(duals):
@@ -427,6 +436,10 @@ def describe(model, spec) -> str:
     elif fam == "attention":
         words = f"lightning attention X -> V X X^T A X with d = {model.d}, d' = {model.dout}, {model.t} token(s), " \
                 f"rank(A) <= {model.rank}"
+    elif fam in ("cnn", "differential"):
+        from algebra.checker.cnn import describe as cnn_words
+
+        words = cnn_words(model, spec)
     else:
         words = f"the polynomial map with {model.P} parameters, {model.n_in} inputs and {model.n_out} outputs"
     return f"{words} (model sha256 {digest(spec)[:16]})"
@@ -446,6 +459,10 @@ def symmetry_count(model) -> int:
         return model.blocks[0][1] ** 2
     if fam == "attention":
         return 1 + (model.rank**2 if model.rank < model.d else 0)
+    if fam == "cnn":
+        from algebra.checker.cnn import symmetry_count as cnn_count
+
+        return cnn_count(model)
     return 0
 
 
@@ -454,8 +471,9 @@ def expected_count(model) -> int:
     return min(model.ambient(), model.P - symmetry_count(model))
 
 
-def rank_claim(kind, model, spec, value, expected=None) -> dict:
-    """The structured claim of a rank-kind certificate and its canonical text."""
+def rank_claim(kind, model, spec, value, expected=None, sub=None) -> dict:
+    """The structured claim of a rank-kind certificate and its canonical text (``sub``: the proven bound of
+    ``dim F'`` a ``differential`` is compared with, :func:`algebra.checker.cnn.subnetwork_claim`)."""
     rel = RANK_RELATION[kind]
     claim = {"about": {"model_sha256": digest(spec), "quantity": "generic rank of the Jacobian"},
              "relation": rel, "value": value}
@@ -466,6 +484,10 @@ def rank_claim(kind, model, spec, value, expected=None) -> dict:
         text += f"; this is below the expected count {expected} = min(ambient {model.ambient()}, " \
                 f"{model.P} parameters - {symmetry_count(model)} rescaling/gauge symmetries)"
     claim["text"] = text
+    if sub is not None:
+        from algebra.checker.cnn import subnetwork_claim
+
+        subnetwork_claim(claim, value, sub)
     return claim
 
 
@@ -745,7 +767,13 @@ def check_rank(cert, kind, notes):
         expected = expected_count(model)
         need(value < expected, f"the dimension {value} is not below the expected count {expected}: no defect")
         notes.append(f"dimension {value} < expected count {expected}")
-    return rank_claim(kind, model, spec, value, expected)
+    sub = None
+    if model.family == "differential" and "subnetwork" in cert:  # compared with the rank's proven lower bound
+        from algebra.checker.cnn import subnetwork_bound
+
+        need(lo is not None, "a subnetwork comparison needs a lower bound of the rank")
+        sub = subnetwork_bound(cert, model, notes)
+    return rank_claim(kind, model, spec, value, expected, sub)
 
 
 def rrr(M, N, H, r):
@@ -796,6 +824,13 @@ def check_attention(cert, notes):
     return derive_attention_claim(cert, notes)
 
 
+def check_representation(cert, notes):
+    """``score_representation``: Lemma 1, (13)-(15) of the graph-attention paper (:mod:`.representation`)."""
+    from algebra.checker.representation import derive_representation_claim
+
+    return derive_representation_claim(cert, notes)
+
+
 # -- entry points ----------------------------------------------------------------------
 def _no_duplicates(pairs):
     keys = [k for k, _ in pairs]
@@ -819,6 +854,8 @@ def check(cert) -> str:
         derived = check_interval(cert, notes)
     elif kind == "attention_rank":
         derived = check_attention(cert, notes)
+    elif kind == "score_representation":
+        derived = check_representation(cert, notes)
     else:
         derived = check_rank(cert, kind, notes)
     need(isinstance(derived, dict), f"internal: no claim derived for kind {kind!r}")  # every kind derives its claim

@@ -41,6 +41,7 @@ Examples
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from math import ceil, prod
@@ -51,6 +52,7 @@ from algebra.engine import MAX_JACOBIAN_ENTRIES
 from algebra.errors import InputError, ResourceError
 from algebra.exact.field import DEFAULT_PRIME, PrimeField
 from algebra.exact.rank import rank_mod_p
+from algebra.geometry.claims import PROXIMITY
 from algebra.geometry.proximity import _rng, certified_dimension, check_submodel
 from algebra.models.base import monomial_count
 from algebra.models.cnn import CNN, cnn_from_text
@@ -73,6 +75,8 @@ __all__ = [
     "polynomial_map",
     "differential_map",
     "cnn_claims",
+    "SubnetworkClaim",
+    "judge_subnetwork",
 ]
 
 NO_BIAS = "no proximity bias (rank of the differential at a random point of F')"
@@ -526,8 +530,80 @@ def differential_map(model: CNN, theta):
     return PolynomialMap(polys, parameters=names[:P], inputs=names[P:])
 
 
+@dataclass(frozen=True)
+class SubnetworkClaim:
+    """Appendix C for one CNN subnetwork: ``rank d phi > dim F'`` at a point of ``F'`` (no proximity bias).
+
+    ``model`` is the full CNN, ``inactive`` the subnetwork's channels, ``theta``
+    the point of ``F'`` (their outgoing weights zero).  Certified natively by
+    :func:`algebra.certify.emit.subnetwork_certificate`; judged by :func:`judge_subnetwork`.
+    """
+
+    id: str
+    paper: str
+    location: str
+    statement: str
+    model: CNN
+    inactive: dict
+    theta: tuple
+    group: str = "cnn"
+    notes: dict = field(default_factory=dict)
+
+
+def judge_subnetwork(claim: SubnetworkClaim, *, seed: int = 0, source: dict | None = None) -> tuple:
+    """``(Emitted, index fields)`` of a :class:`SubnetworkClaim`.
+
+    The verdict is the certificate's: ``confirmed`` when the checker derives
+    ``rank d phi >= r > b >= dim F'``, ``out of reach`` otherwise.  The sweep's
+    own verdict for the case (:func:`cnn_proximity` at another random point of
+    ``F'``: ``no proximity bias``, ``proximity bias`` by Proposition 2.4, or
+    ``undecided``) is recorded next to it (``engine_verdict``, uncertified) and
+    repeated in the note when the certificate does not confirm the claim.
+
+    Examples
+    --------
+    >>> c = [c for c in cnn_claims(fast=True) if isinstance(c, SubnetworkClaim)][0]
+    >>> e, fields = judge_subnetwork(c)
+    >>> e.verdict, fields["proven"], fields["engine_verdict"] == NO_BIAS
+    ('confirmed', "rank d phi >= 7 at theta' > 4 >= dim F'", True)
+    """
+    from algebra.certify.emit import Emitted, subnetwork_certificate
+
+    e = subnetwork_certificate(claim.model, claim.theta, claim.inactive, seed=seed, source=source)
+    b = e.certificate["claim"]["subnetwork"]["dimension_at_most"]
+    r = cnn_proximity(claim.model, claim.inactive, seed=seed)
+    engine = f"{r.verdict} (dim F = {_bounds(r.dim_full)}, dim F' = {_bounds(r.dim_sub)}, rank at a random point " \
+             f"of F' = {r.rank})"
+    fields = {"says": "rank d phi > dim F' at a generic point of F' (no proximity bias)", "proven_lower": e.lower,
+              "proven": f"rank d phi >= {e.lower} at theta' {'>' if e.lower > b else '<='} {b} >= dim F'",
+              "engine_verdict": r.verdict}
+    if e.verdict != "confirmed":
+        note = f"{e.note}; the sweep's verdict (not certified here): {engine}"
+        e = Emitted(e.certificate, e.kind, e.lower, e.upper, e.verdict, e.reason, note)
+    return e, fields
+
+
+def _label(case: dict) -> str:
+    parts = [case["input"], case["filters"], case["channels"], case["strides"], f"d{case['dense'] or 0}",
+             case["activation"].replace("^", "").replace("+", "p"), "b" if case["bias"] else "nb",
+             "l" + case["inactive"].replace(":", "c")]
+    return "_".join(p.replace(",", "-") for p in parts)
+
+
+def _subnetwork_claim(cid: str, full: CNN, inactive: dict, location: str, words: str, notes: dict) -> SubnetworkClaim:
+    sub = CNN(full.input_shape, full.filters, channels=full.channels, strides=full.strides,
+              activations=full.activations, bias=full.bias, dense=full.dense, inactive=inactive)
+    (rng,) = _rng(7, 1)
+    theta = tuple(int(v) for v in subnetwork_point(full, sub.inactive, rng, bound=50))  # small entries: short files
+    inact = {str(k): list(v) for k, v in sub.inactive.items()}
+    statement = f"{words}: at a generic point of the subnetwork with inactive channels {json.dumps(inact)}, " \
+                "rank d phi > dim F', so the normal spaces over F' cannot fill H: no proximity bias"
+    return SubnetworkClaim(cid, PROXIMITY, location, statement, full, sub.inactive, theta,
+                           notes=dict(notes, cnn=full.spec(), theta=list(theta), inactive=inact))
+
+
 def cnn_claims(fast: bool) -> list:
-    """The proximity-bias paper's CNN claims as :class:`~algebra.geometry.claims.DimensionClaim` objects.
+    """The proximity-bias paper's CNN claims: :class:`~algebra.geometry.claims.DimensionClaim` and :class:`SubnetworkClaim`.
 
     * Figure 6 / Appendix G.6: ``f = c (a x1 + b x2)^2 + e (a x2 + b x3)^2`` has
       ``dim F = 3`` (four parameters, one rescaling), in ``H = span F`` of
@@ -535,23 +611,25 @@ def cnn_claims(fast: bool) -> list:
     * Appendix C on Figure 6: at a generic point of each subnetwork
       ``a = 0``, ``b = 0``, ``c = 0``, ``e = 0`` the differential keeps rank
       ``dim F = 3`` (so ``N_F(f)`` has dimension at most ``5 - 3``, below
-      what the 2-dimensional ``F'`` needs to fill ``H``);
-    * Appendix C for inactive channels (small CNNs fixed in advance, fast: one):
-      ``rank d phi >= (P' - s') + 1`` at a generic point of the subnetwork,
-      where ``P' - s'`` (parameters minus symmetry fields of ``F'``) is a
-      proven upper bound of ``dim F'``; then ``rank > dim F'`` and there is no
-      proximity bias.  A failure means this count does not decide the case.
-
-    The models are explicit polynomial maps (:func:`polynomial_map`,
-    :func:`differential_map`), which the independent checker reads;
-    ``notes`` keep the CNN spec and the parameter point.
+      what the 2-dimensional ``F'`` needs to fill ``H``); these two as explicit
+      polynomial maps (:func:`polynomial_map`, :func:`differential_map`);
+    * Appendix C for inactive channels, natively (the checker evaluates the CNN
+      and its differential, :func:`judge_subnetwork`): four small CNNs fixed in
+      advance (fast: one) and every case of :data:`SWEEP_CASES` (fast: the
+      ``cnn_sweep(fast=True)`` subset).  What each certificate proves:
+      ``rank d phi(theta') >= r`` at the stated point ``theta'`` of ``F'``
+      (checked to lie on ``F'``) and ``dim F' <= b`` by the upper-bound
+      witnesses of ``F'`` (symmetry fields or Cramer fields, verified by the
+      checker), hence ``r > b >= dim F'`` when confirmed.  As in
+      :func:`cnn_proximity`, the rank is proven at one random point of ``F'``,
+      not at every point.
 
     Examples
     --------
     >>> [c.id for c in cnn_claims(fast=True)][:2]
     ['proximity-cnn-fig6-F', 'proximity-cnn-fig6-a0']
     """
-    from algebra.geometry.claims import PROXIMITY, DimensionClaim
+    from algebra.geometry.claims import DimensionClaim
 
     out = []
     fig = figure6_model()
@@ -572,16 +650,17 @@ def cnn_claims(fast: bool) -> list:
              (5, [2], (1, 2), None, "t^3", 1, {1: [1]}), (6, [2, 2], (1, 2, 2), None, "t^2", 1, {2: [0]})]
     for n, filters, channels, strides, act, dense, inactive in archs[: 1 if fast else None]:
         full = CNN(n, filters, channels=channels, strides=strides, activations=act, dense=dense)
-        sub = CNN(n, filters, channels=channels, strides=strides, activations=act, dense=dense, inactive=inactive)
-        (rng,) = _rng(7, 1)
-        theta = subnetwork_point(full, sub.inactive, rng, bound=50)  # small entries keep the certificate short
-        bound = sub.parameter_count - sub.symmetry_count()
         label = "-".join(str(v) for v in [n, *filters, *channels, act.replace("^", ""), dense or 0])
-        out.append(DimensionClaim(
-            f"proximity-cnn-inactive-{label}", PROXIMITY, "Section 3.1 (last remark), Appendix C",
-            f"CNN input {n}, filters {filters}, channels {list(channels)}, activation {act}, dense {dense}: at a generic "
-            f"point of the subnetwork with inactive channels {sub.inactive}, rank d phi >= {bound + 1} > P' - s' = "
-            f"{bound} >= dim F', so the normal spaces over F' cannot fill H: no proximity bias",
-            differential_map(full, theta), bound + 1, relation=">=", group="cnn",
-            notes={"cnn": full.spec(), "theta": [int(v) for v in theta], "inactive": {str(k): list(v) for k, v in sub.inactive.items()}}))
+        out.append(_subnetwork_claim(f"proximity-cnn-inactive-{label}", full, inactive, "Section 3.1 (last remark), Appendix C",
+                                     f"CNN input {n}, filters {filters}, channels {list(channels)}, activation {act}, "
+                                     f"dense {dense}", {}))
+    for case in _cases(fast):
+        sub = cnn_from_text(case["input"], case["filters"], channels=case["channels"], strides=case["strides"],
+                            activation=case["activation"], bias=case["bias"], dense=case["dense"], inactive=case["inactive"])
+        words = f"sweep case: CNN input {case['input']}, filters {case['filters']}, channels {case['channels']}, " \
+                f"strides {case['strides']}, activation {case['activation']}, {'with' if case['bias'] else 'without'} " \
+                f"biases, dense {case['dense']}"
+        out.append(_subnetwork_claim(f"proximity-cnn-sweep-{_label(case)}", sub.full(), sub.inactive,
+                                     "Section 3.1 (last remark), Appendix C (the CNN proximity sweep)", words,
+                                     {"sweep_case": case}))
     return out

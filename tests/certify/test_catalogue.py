@@ -145,20 +145,30 @@ def test_formula_claim_hypotheses_are_decided_not_assumed():
         assert fields["hypotheses"][0]["detail"].startswith(f"certified rank {1 if model is singular else 2} of 2")
 
 
-def test_lemma1_is_evidence_not_a_certificate_and_cnn_claims_are_certified():
+def test_lemma1_is_certified_and_cnn_claims_are_certified():
     rows = _run_items(["graph-lemma1-cyclic8-d4-k2-r1", "proximity-cnn-fig6-F", "proximity-cnn-fig6-e0"])
     lemma = rows["graph-lemma1-cyclic8-d4-k2-r1"]
-    assert lemma["certificate"] is None and lemma["entry"]["verdict"] == "out of reach"
-    ev = lemma["entry"]["evidence"]
-    assert ev["rho_score_homomorphism_exact"] and ev["character_orthogonality_exact"] and ev["score_inputs_invariant_exact"]
-    assert max(ev["float_residuals"].values()) < 1e-12
+    cert, entry = lemma["certificate"], lemma["entry"]
+    assert entry["verdict"] == "confirmed" and entry["kind"] == "score_representation" and "(14)" in entry["proven"]
+    from algebra.checker import check
+
+    assert cert["claim"]["invariant"] and "score_representation" in check(cert)  # the checker derives (13)-(15)
+    # C_8 acts freely on the 64 inputs: 1536 coordinates = 192 copies of the regular representation
+    assert [c["rank"] for c in cert["claim"]["components"]] == [192] * 8
     for cid in ("proximity-cnn-fig6-F", "proximity-cnn-fig6-e0"):  # Figure 6: dim F = 3, rank d phi = 3 at e = 0
         e = rows[cid]["entry"]
         assert e["verdict"] == "confirmed" and e["proven"] == "dim = 3" and rows[cid]["certificate"]["model"]["family"] == "polynomial"
 
 
-def test_lemma1_evidence_detects_a_design_that_is_not_orbit_closed(monkeypatch):
-    """Biases that are not constant on pair orbits break (14): the exact invariance check must say so."""
+def test_evidence_claims_stay_out_of_reach_with_their_evidence():
+    """The mechanism for statements no checker kind expresses (none in the catalogue now Lemma 1 is certified)."""
+    claim = catalogue.EvidenceClaim("t", "p", "loc", "s", lambda: {"exact": True}, "no checker kind")
+    assert catalogue._certify_one(claim, 0) == (None, "no checker kind", {"evidence": {"exact": True}})
+    assert not any(isinstance(c, catalogue.EvidenceClaim) for c in claims(fast=True))
+
+
+def test_lemma1_verdict_on_a_design_that_is_not_orbit_closed(monkeypatch):
+    """Biases that are not constant on pair orbits break (14): the derived claim says so, the verdict follows."""
     import dataclasses
 
     import numpy as np
@@ -167,10 +177,11 @@ def test_lemma1_evidence_detects_a_design_that_is_not_orbit_closed(monkeypatch):
 
     design = graph_design("cyclic:4", 2, 1, 1, {"num_draws": 1})
     noisy = np.where(np.isnan(design.bias), np.nan, np.arange(design.bias.size).reshape(design.bias.shape) / 7)
-    broken = dataclasses.replace(design, bias=noisy)
-    monkeypatch.setattr(catalogue, "graph_design", lambda *args: broken)
-    ev = catalogue._projector_evidence("cyclic:4", 2, 1, 1, {})
-    assert ev["rho_score_homomorphism_exact"] and ev["character_orthogonality_exact"]
-    assert not ev["score_inputs_invariant_exact"] and ev["float_residuals"]["commutation_14"] > 1e-6
+    claim = catalogue.RepresentationClaim("t", "p", "loc", "s", "cyclic:4", 2, 1, 1)
+    monkeypatch.setattr(catalogue, "graph_design", lambda *args: dataclasses.replace(design, bias=noisy))
+    emitted, why, fields = catalogue._certify_one(claim, 0)
+    assert why is None and emitted.verdict == "hypothesis fails" and "(14)" not in fields["proven"]
+    assert not emitted.certificate["claim"]["invariant"]
     monkeypatch.setattr(catalogue, "graph_design", lambda *args: design)
-    assert catalogue._projector_evidence("cyclic:4", 2, 1, 1, {})["score_inputs_invariant_exact"]
+    emitted, _, fields = catalogue._certify_one(claim, 0)
+    assert emitted.verdict == "confirmed" and "(14)" in fields["proven"]

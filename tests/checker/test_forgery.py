@@ -316,7 +316,10 @@ def test_every_committed_certificate_refuses_an_edited_value_or_text(tmp_path):
         cert = json.loads(path.read_text())
         kinds.add(cert["kind"])
         bad = json.loads(json.dumps(cert))
-        bad["claim"]["value"] = _bump_value(cert["claim"]["value"])
+        if "value" in cert["claim"]:
+            bad["claim"]["value"] = _bump_value(cert["claim"]["value"])
+        else:  # score_representation: its values are the ranks of the projectors (15)
+            bad["claim"]["components"][0]["rank"] += 1
         target = tmp_path / path.name
         target.write_bytes(render(seal(bad)))
         assert not chk.check_file(str(target))[0], path.name

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -12,7 +14,10 @@ from algebra.geometry.claims import DimensionClaim
 from algebra.geometry.cnn_proximity import (
     FIGURE6_SUBNETWORKS,
     NO_BIAS,
+    SWEEP_CASES,
+    SubnetworkClaim,
     _decide,
+    _reader,
     cnn_claims,
     cnn_proximity,
     cnn_sweep,
@@ -20,6 +25,7 @@ from algebra.geometry.cnn_proximity import (
     differential_rank,
     figure6,
     figure6_model,
+    judge_subnetwork,
     polynomial_map,
     pruned_proximity,
     subnetwork_point,
@@ -155,19 +161,51 @@ def test_fast_sweep_and_table(tmp_path):
 
 def test_claims_are_catalogue_objects():
     claims = cnn_claims(fast=True)
-    assert len({c.id for c in claims}) == len(claims) == 6
-    assert all(isinstance(c, DimensionClaim) and isinstance(c.model, PolynomialMap) for c in claims)
+    assert len({c.id for c in claims}) == len(claims) == 9  # Figure 6 (5), one fixed subnetwork, 3 sweep cases
+    fig6 = [c for c in claims if isinstance(c, DimensionClaim)]
+    assert len(fig6) == 5 and all(isinstance(c.model, PolynomialMap) for c in fig6)
+    subs = [c for c in claims if isinstance(c, SubnetworkClaim)]
+    assert [c.id for c in subs][0] == "proximity-cnn-inactive-4-2-1-2-t2-1"  # the id of the earlier polynomial-map claim
     assert all(c.paper == "proximity-bias-submodels" and c.group == "cnn" for c in claims)
+    full = cnn_claims(fast=False)
+    assert sum(c.id.startswith("proximity-cnn-sweep-") for c in full) == len(SWEEP_CASES) == 84
+    assert len({c.id for c in full}) == len(full)
+    for c in subs:  # the point lies on the subnetwork (outgoing weights zero), the rest is nonzero somewhere
+        blocks = c.model.unpack(np.array(c.theta))
+        for layer, chans in c.inactive.items():
+            for ch in chans:
+                name, index = _reader(c.model, layer, ch)
+                assert not np.any(blocks[name][index]) and np.any(blocks[f"W{layer}"][ch])
 
 
 def test_claims_certify_through_the_checker():
-    """The catalogue's route: a certificate the independent checker verifies, and the verdict it gives."""
+    """The catalogue's route: certificates the independent checker verifies, and the verdict they give."""
     emit = pytest.importorskip("algebra.certify.emit")
-    for claim in cnn_claims(fast=True)[:2] + cnn_claims(fast=True)[-1:]:
-        e = emit.dimension_certificate(claim.model, claimed=claim.claimed, relation=claim.relation,
-                                       source={"id": claim.id, "paper": claim.paper, "location": claim.location,
-                                               "statement": claim.statement})
-        assert e.verdict == "confirmed", (claim.id, e.lower, e.upper)
+    from algebra.checker import check
+
+    claims = cnn_claims(fast=True)
+    e = emit.dimension_certificate(claims[0].model, claimed=claims[0].claimed, relation=claims[0].relation)
+    assert e.verdict == "confirmed" and (e.lower, e.upper) == (3, 3)  # Figure 6: dim F = 3
+    for claim in [c for c in claims if isinstance(c, SubnetworkClaim)]:
+        e, fields = judge_subnetwork(claim)
+        sub = e.certificate["claim"]["subnetwork"]
+        r = cnn_proximity(claim.model, claim.inactive)
+        assert e.verdict == "confirmed" and sub["rank_exceeds"] and check(e.certificate), claim.id
+        # the certificate's numbers are the sweep's: the rank at theta' reaches the one at the sweep's point, and
+        # the proven bound of dim F' is the engine's certified upper bound
+        assert e.lower >= r.rank and sub["dimension_at_most"] == r.dim_sub["upper_bound"] < e.lower
+        assert fields["proven_lower"] == e.lower and fields["engine_verdict"] == r.verdict == NO_BIAS
+
+
+def test_a_count_that_does_not_decide_reports_the_engines_verdict():
+    """At theta' = 0 d phi has small rank: the certificate is still valid, its verdict out of reach, and the note
+    gives the engine's verdict at a random point of F' (uncertified)."""
+    c = cnn_claims(fast=True)[5]
+    zero = dataclasses.replace(c, theta=(0,) * len(c.theta))
+    e, fields = judge_subnetwork(zero)
+    assert e.verdict == "out of reach" and not e.certificate["claim"]["subnetwork"]["rank_exceeds"]
+    assert "this count does not decide" in e.certificate["claim"]["text"] and f"sweep's verdict (not certified here): {NO_BIAS}" in e.note
+    assert fields["proven"].startswith(f"rank d phi >= {e.lower} at theta' <= 4")
 
 
 def test_notebook_09_runs(tmp_path):

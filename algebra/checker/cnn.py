@@ -1,0 +1,174 @@
+"""The checker's own polynomial CNN (family ``cnn``) and differential at a point (family ``differential``).
+
+Part of the independent checker: imports nothing from :mod:`algebra` outside :mod:`algebra.checker`.
+Written from docs/certificate-format.md, not from the models: "valid" 1-D / 2-D convolutions
+``z[o, p] = sum_{i, u} W[o, i, u] a[i, s p + u] (+ b[o])``, an activation on every layer but the
+last (on every layer when a dense layer follows), outputs channel-major.  Parameters: per layer
+``W_l`` (``c_l x c_{l-1} x k_l``, row-major) then ``b_l``; then ``D`` (``dense x c_L positions``)
+and ``bD``.  Inactive channels are removed from the parameters (channels are interchangeable).
+
+``differential``: ``{"of": cnn spec, "at": [theta'], "inactive": {layer: [channels]}}`` is the
+linear map ``theta_dot -> J(theta') theta_dot``, whose Jacobian is ``J`` at the fixed point; the
+checker requires the inactive channels' outgoing weights to be zero at ``theta'`` (a point of the
+subnetwork ``F'``).  A certificate's ``subnetwork`` block then proves ``dim F' <= b`` with the
+upper-bound witnesses of the CNN without those channels (proximity-bias paper, Appendix C).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from itertools import product
+
+from algebra.checker.kernel import (MAX_DEGREE, MAX_SIDE, Model, big_int, d_dot, d_lin, d_poly, digest, fraction, get,
+                                    int_list, need, poly_text, residue, small_int)
+
+MAX_WORK = 10**6  # dual products of one forward pass
+
+
+def _inactive(v, activated, channels):
+    out = {}
+    for key, ns in get({"inactive": v}, "inactive", dict).items():
+        need(key.isdigit() and 1 <= int(key) <= activated, "inactive layer out of range")
+        ns = int_list(ns, 0, channels[int(key)] - 1, "inactive channel")
+        need(len(set(ns)) == len(ns) < channels[int(key)], "inactive channels must be distinct, one left")
+        out[int(key)] = sorted(ns)
+    return out
+
+
+def read(model, spec) -> None:
+    """Set what :class:`~algebra.checker.kernel.Model` needs from a ``cnn`` or ``differential`` spec."""
+    if model.family == "differential":
+        of = get(spec, "of", dict, "model")
+        need(of.get("family") == "cnn", "a differential is of a cnn spec")
+        inner = model.inner = Model(of)
+        need(not inner.inactive, "a differential is of a cnn spec without inactive channels")
+        at = get(spec, "at", list)
+        need(len(at) == inner.P, f"at must have {inner.P} entries")
+        model.at = [big_int(v, "at entry") for v in at]
+        model.inactive = _inactive(spec.get("inactive"), len(inner.acts), inner.channels)
+        need(model.inactive, "a differential names the subnetwork's inactive channels")
+        for k in ("blocks", "n_in", "n_out", "deg_x", "homogeneous", "degree", "work", "support"):
+            setattr(model, k, getattr(inner, k))
+        for layer, chans in model.inactive.items():
+            need(all(model.at[j] == 0 for c in chans for j in outgoing(inner, layer, c)),
+                 f"theta' is not on the subnetwork: channel {chans} of layer {layer} has a nonzero outgoing weight")
+        return
+    shape = int_list(get(spec, "input", list), 1, MAX_SIDE, "input")
+    need(1 <= len(shape) <= 2, "input must have 1 or 2 sizes")
+    ch = model.channels = int_list(get(spec, "channels", list), 1, MAX_SIDE, "channels")
+    L = len(ch) - 1
+    need(1 <= L <= 64, "channels must have 2..65 entries")
+    filters, strides = (get(spec, k, list) for k in ("filters", "strides"))
+    need(len(filters) == len(strides) == L, "one filter size and one stride per layer")
+    need("dense" in spec, "missing field 'dense'")
+    model.dense = None if spec["dense"] is None else small_int(spec["dense"], 1, MAX_SIDE, "dense")
+    model.bias = get(spec, "bias", bool)
+    acts = get(spec, "activations", list)
+    need(len(acts) == L - (not model.dense) and all(isinstance(a, list) and 2 <= len(a) <= MAX_DEGREE + 1 for a in acts),
+         "activations must be one coefficient list per activated layer")
+    model.acts = [[fraction(c, "activation coefficient") for c in a] for a in acts]
+    need(all(a[-1] != 0 for a in model.acts), "an activation has a zero leading coefficient")
+    model.inactive = _inactive(spec.get("inactive", {}), len(acts), ch)
+    eff = model.eff = [c - len(model.inactive.get(l, ())) for l, c in enumerate(ch)]
+    need(ch[0] * math.prod(shape) <= MAX_SIDE, f"more than {MAX_SIDE} inputs")
+    model.shapes, model.taps, model.blocks, model.work, rf = [shape], [], [], 0, [1] * len(shape)
+    for l in range(L):
+        k = int_list(filters[l], 1, MAX_SIDE, "filter size", len(shape))
+        s = int_list(strides[l], 1, MAX_SIDE, "stride", len(shape))
+        prev = model.shapes[-1]
+        need(all(a <= n for a, n in zip(k, prev)), f"layer {l + 1}: a filter is larger than its input")
+        out = [(n - a) // b + 1 for n, a, b in zip(prev, k, s)]
+        model.work += eff[l + 1] * math.prod(out) * eff[l] * math.prod(k)
+        need(model.work <= MAX_WORK, f"a forward pass would take more than {MAX_WORK} dual products")
+        step = [math.prod(prev[d + 1:]) for d in range(len(prev))]  # row-major strides of the input
+        model.taps.append([[sum((b * p + u) * t for b, p, u, t in zip(s, pos, tap, step)) for tap in product(*map(range, k))]
+                           for pos in product(*map(range, out))])
+        rf = [r + (a - 1) * math.prod(z[d] for z in strides[:l]) for d, (r, a) in enumerate(zip(rf, k))]
+        model.shapes.append(out)
+        model.blocks += [(eff[l + 1], eff[l] * math.prod(k))] + [(eff[l + 1], 1)] * model.bias
+    npos = math.prod(model.shapes[-1])
+    if model.dense:
+        model.blocks += [(model.dense, eff[L] * npos)] + [(model.dense, 1)] * model.bias
+        model.work += model.dense * eff[L] * npos
+    need(model.work <= MAX_WORK, f"a forward pass would take more than {MAX_WORK} dual products")
+    model.n_in, model.n_out = ch[0] * math.prod(shape), model.dense or eff[L] * npos
+    model.support = model.n_in if model.dense else ch[0] * math.prod(rf)  # inputs one output reads
+    model.deg_x = math.prod(len(a) - 1 for a in model.acts)
+    model.homogeneous = not model.bias and all(not any(a[:-1]) for a in model.acts)
+    model.degree = 2  # joint degree in (theta, x), as for the MLP
+    for a in model.acts:
+        model.degree = (len(a) - 1) * model.degree + 1
+
+
+def outgoing(model, layer, channel) -> list:
+    """Parameter indices of the weights reading ``channel`` of ``layer`` (next filters or dense columns)."""
+    step = 1 + model.bias
+    start = sum(r * c for r, c in model.blocks[: step * layer])
+    rows, cols = model.blocks[step * layer]
+    width = cols // model.eff[layer]  # taps per channel (next filter) or positions (dense)
+    return [start + o * cols + channel * width + u for o in range(rows) for u in range(width)]
+
+
+def forward(model, theta, x, m):
+    """Outputs at one input ``x`` as duals (value, gradient in theta) modulo ``m``."""
+    if model.family == "differential":
+        return [(sum(v * theta[k] for k, v in g.items()) % m, g) for _, g in forward(model.inner, model.at, x, m)]
+    mats, n0, step = model._mats(theta), math.prod(model.shapes[0]), 1 + model.bias
+    a = [[(x[c * n0 + q] % m, {}) for q in range(n0)] for c in range(model.eff[0])]
+    for l, taps in enumerate(model.taps):
+        W, K = mats[step * l], len(taps[0])
+        z = [[d_dot([(W[o][i * K + u], a[i][q]) for i in range(len(a)) for u, q in enumerate(tp)], m) for tp in taps]
+             for o in range(len(W))]
+        if model.bias:
+            z = [[d_lin([(1, v), (1, b[0])], m) for v in row] for row, b in zip(z, mats[step * l + 1])]
+        if l < len(model.acts):
+            cs = [residue(c, m) for c in model.acts[l]]
+            z = [[d_poly(cs, v, m) for v in row] for row in z]
+        a = z
+    flat = [v for row in a for v in row]
+    if not model.dense:
+        return flat
+    out = [d_dot(zip(row, flat), m) for row in mats[step * len(model.taps)]]
+    return [d_lin([(1, o), (1, b[0])], m) for o, b in zip(out, mats[-1])] if model.bias else out
+
+
+def symmetry_count(model) -> int:
+    """Per activated layer with a monomial activation: one rescaling per channel, ``c^2`` (GL gauge) when linear."""
+    return sum((w * w if len(a) == 2 else w) for w, a in zip(model.eff[1:], model.acts) if sum(1 for c in a if c) == 1)
+
+
+def describe(model, spec) -> str:
+    if model.family == "differential":
+        return f"theta_dot -> d phi(theta') theta_dot, the differential of {describe(model.inner, spec['of'])} at the " \
+               f"integer point theta' (sha256 {digest(spec['at'])[:16]}), a point of the subnetwork F' with inactive " \
+               f"channels {json.dumps(spec['inactive'], sort_keys=True)} (their outgoing weights are zero at theta')"
+    inactive = {k: v for k, v in spec.get("inactive", {}).items() if v}
+    return f"the {len(model.shapes[0])}-D CNN with input {model.shapes[0]}, channels {model.channels}, filters " \
+           f"{spec['filters']}, strides {spec['strides']}, activations [{', '.join(poly_text(a) for a in model.acts)}], " \
+           f"{'with' if model.bias else 'without'} biases, dense layer {model.dense}" + \
+           (f", inactive channels {json.dumps(inactive, sort_keys=True)}" if inactive else "")
+
+
+def subnetwork_bound(cert, model, notes) -> tuple:
+    """``(sha256 of F''s spec, b)``: ``dim F' <= b`` by the upper-bound witnesses of ``cert["subnetwork"]``."""
+    from algebra.checker.kernel import upper_bound
+
+    block = get(cert, "subnetwork", dict)
+    spec, of = get(block, "model", dict, "subnetwork"), get(cert["model"], "of", dict)
+    need(digest(spec) == digest(dict(of, inactive=cert["model"]["inactive"])), "subnetwork.model must be the CNN of "
+         "the differential with its inactive channels")
+    mine = []
+    b = upper_bound(block, Model(spec), mine)
+    notes.append(f"subnetwork F': dim F' <= {b} ({', '.join(mine)})")
+    return digest(spec), b
+
+
+def subnetwork_claim(claim, value, sub) -> None:
+    """Add the comparison of ``rank d phi >= value`` with ``dim F' <= b`` to a rank claim (Appendix C)."""
+    sha, b = sub
+    claim["subnetwork"] = {"model_sha256": sha, "dimension_at_most": b, "rank_exceeds": value > b}
+    claim["text"] += f"; the subnetwork F' (model sha256 {sha[:16]}) has dim F' <= {b} (its upper-bound witnesses), " + (
+        f"so rank d phi > dim F': the normal spaces N_F over F' span fewer than dim H dimensions and there is no "
+        f"proximity bias toward F' (proximity-bias paper, Appendix C)" if value > b else
+        f"which the rank {value} does not exceed: this count does not decide proximity bias toward F'")
