@@ -92,7 +92,13 @@ def _run_suite(args) -> int:
     runner = from_arguments(args)
     if runner["scheduler"] is None and runner["workers"] is None:
         runner["scheduler"] = "serial"  # a cluster only when asked for: --workers N or --scheduler ADDRESS
-    rows = run_suite(settings=_settings(args), seed=args.seed, progress=not args.json, entries=entries, **runner)
+    previous = None
+    if args.resume and os.path.exists(os.path.join(args.out, f"{stem}.json")):
+        from algebra.numeric.suite import load_rows
+
+        previous = load_rows(os.path.join(args.out, f"{stem}.json"))
+    rows = run_suite(settings=_settings(args), seed=args.seed, progress=not args.json, entries=entries,
+                     previous=previous, **runner)
     table = write_table(rows, os.path.join(args.out, f"{stem}.md"))
     dump_rows(rows, os.path.join(args.out, f"{stem}.json"))
     figs = []
@@ -176,6 +182,9 @@ def register(subparsers) -> None:
                    help="calibration: the models the procedure was designed on; validation: "
                         "models it never saw (run with the calibration frozen)")
     p.add_argument("--out", default="llc_suite_out", help="output directory")
+    p.add_argument("--resume", action="store_true",
+                   help="keep the rows of OUT's previous run made with the same seed and settings; run only "
+                        "the entries it lacks (entries added to a suite later)")
     common(p, sample_size=False)
     from algebra.sweep import add_arguments as sweep_arguments
 

@@ -95,3 +95,47 @@ def test_large_errors_are_flagged_suspect(full_suite):
                    "bias plus HMC under-sampling the valley arms); flagged suspect, not fixed")
 def test_full_suite_worst_case(full_suite):
     assert summarize(full_suite)["worst_abs_relative_error"] <= 0.10
+
+
+def test_validation_suite_holds_the_attention_and_modular_addition_models():
+    """Issue 15: the validation suite has the softmax graph-attention and modular-addition
+    teacher-student models, each with an exact value computed at run time."""
+    from algebra.numeric.suite import VALIDATION
+    from algebra.slt.formulas import query_key
+
+    fams = [e.family for e in VALIDATION]
+    assert len(VALIDATION) >= 12 and fams.count("graph") >= 2 and fams.count("modadd") >= 2
+    g = next(e for e in VALIDATION if e.family == "graph")
+    assert exact_coefficient(g.family, g.args) == query_key(*g.args[1:])  # Assumption 1 certified on the design
+    m = next(e for e in VALIDATION if e.family == "modadd")
+    lc = exact_coefficient(m.family, m.args)
+    assert lc.multiplicity == 1 and lc.lam == Fraction(build_model(m.family, m.args).dim - 2 * m.args[1], 2)
+    with pytest.raises(Exception, match="n"):
+        build_model("modadd", m.args, n=100)
+
+
+def test_run_suite_reuses_rows_of_the_same_settings(monkeypatch, tmp_path):
+    """``previous`` rows with the same seed and settings are kept; others are run again;
+    traces survive the JSON round trip."""
+    import numpy as np
+
+    import algebra.numeric.suite as S
+
+    entries = (S.SuiteEntry("regular", (2, 1)), S.SuiteEntry("rrr", (2, 2, 1, 1)))
+    first = S.run_suite(settings=FAST, entries=entries, progress=False)
+    path = tmp_path / "rows.json"
+    S.dump_rows(first, path)
+    previous = S.load_rows(path)
+    assert all(np.array_equal(a["trace"], b["trace"]) for a, b in zip(first, previous))
+    calls = []
+    real = S._entry_task
+    monkeypatch.setattr(S, "_entry_task", lambda item: calls.append(item["family"]) or real(item))
+    again = S.run_suite(settings=FAST, entries=entries, progress=False, previous=previous)
+    assert calls == [] and all(r["reused"] for r in again)
+    assert [r["estimate"] for r in again] == [r["estimate"] for r in first]
+    more = entries + (S.SuiteEntry("regular", (3, 1)),)
+    S.run_suite(settings=FAST, entries=more, progress=False, previous=previous)
+    assert calls == ["regular"]
+    other = S.CalibrationSettings(**{**FAST.__dict__, "num_draws": FAST.num_draws + 10})
+    S.run_suite(settings=other, entries=entries[:1], progress=False, previous=previous)
+    assert calls == ["regular", "regular"]  # different settings: not reused
