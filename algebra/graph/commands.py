@@ -171,7 +171,7 @@ def _run_llc_graph(args) -> int:
     row = graph_llc(args.graph, args.d, args.k, args.r, radius=args.radius, point=args.point,
                     settings=_settings(args), seed=args.seed, num_draws=args.draws, features=args.features)
     extra = {k: row[k] for k in ("assumption1_holds", "alpha_lower", "point", "lambda_44", "multiplicity_45",
-                                 "relative_to_44", "design")}
+                                 "relative_to_44", "frozen_chains", "design")}
     if args.json:
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf):

@@ -29,7 +29,7 @@ from algebra.graph.attention import AttentionDesign, make_design, open_case_pair
 from algebra.graph.fisher import decide_assumption1, quadratic_form
 from algebra.numeric.models import FactorProduct, RegressionModel
 
-__all__ = ["GraphAttentionModel", "reference_pair", "graph_llc", "POINTS"]
+__all__ = ["GraphAttentionModel", "reference_pair", "graph_llc", "frozen_chains", "POINTS"]
 
 
 class GraphAttentionModel:
@@ -97,6 +97,28 @@ def reference_pair(design: AttentionDesign, point: str, rng: np.random.Generator
     raise InputError("point", point, "one of " + ", ".join(POINTS))
 
 
+def frozen_chains(trace) -> int:
+    """Chains whose recorded loss never changes (every proposal rejected over the kept draws).
+
+    The zero-teacher row of the teacher-student table showed why this is worth
+    counting: there every direction is quartic, the posterior is a funnel, and
+    a chain that sits far out on an arm when warm-up fixes the common step
+    size (the median over chains) meets a local stability limit below even
+    the smallest jittered step, so it never moves again and its constant value
+    enters the mean.  Informational, not a verdict criterion (the verdict
+    belongs to :mod:`algebra.numeric.calibration`); divergent chains (NaN
+    rows) are not counted.
+
+    Examples
+    --------
+    >>> frozen_chains(np.array([[1.0, 2.0, 1.5], [8.6, 8.6, 8.6], [np.nan] * 3]))
+    1
+    """
+    t = np.asarray(trace, dtype=float)
+    ok = np.all(np.isfinite(t), axis=1)
+    return int(np.sum(np.ptp(t[ok], axis=1) == 0)) if t.shape[1] > 1 else 0
+
+
 def graph_llc(graph, d: int, k: int, r: int, *, radius: int = 1, point: str = "canonical",
               settings=None, seed: int = 0, num_draws: int | None = None, features: str = "gaussian",
               point_seed: int | None = None, progress=None) -> dict:
@@ -124,7 +146,8 @@ def graph_llc(graph, d: int, k: int, r: int, *, radius: int = 1, point: str = "c
         The keys of the other ``llc`` commands (``estimate, stderr, ci95,
         exact_lambda, multiplicity, relative_error, verdict, seed, settings``,
         ``model, chosen, reasons, theorem, num_params, n, details``) plus
-        ``assumption1_holds``, ``alpha_lower``, ``point`` and ``lambda_44``.
+        ``assumption1_holds``, ``alpha_lower``, ``point``, ``lambda_44`` and
+        ``frozen_chains`` (:func:`frozen_chains` at the largest ``nbeta``).
 
     Examples
     --------
@@ -164,4 +187,5 @@ def graph_llc(graph, d: int, k: int, r: int, *, radius: int = 1, point: str = "c
             "alpha_lower": None if a1.alpha_lower is None else str(a1.alpha_lower),
             "point": point, "point_seed": point_seed, "lambda_44": str(lc.lam), "multiplicity_45": lc.multiplicity,
             "relative_to_44": (res.estimate - float(lc.lam)) / float(lc.lam) if lc.lam else None,
+            "frozen_chains": None if res.trace is None else frozen_chains(res.trace),
             "design": design.describe()}

@@ -70,6 +70,7 @@ def test_llc_graph_json_keys(capsys):
                 "assumption1_holds", "seed", "settings"):
         assert key in out
     assert out["exact_lambda"] == "3/2" and out["assumption1_holds"] is True
+    assert 0 <= out["frozen_chains"] <= 4
     assert code == (0 if out["verdict"] == "ok" else 1)
 
 

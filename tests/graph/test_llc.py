@@ -6,8 +6,11 @@ import pytest
 from algebra.errors import InputError
 from algebra.graph.attention import make_design
 from algebra.graph.groups import parse_graph
-from algebra.graph.llc import GraphAttentionModel, graph_llc, reference_pair
+from algebra.graph.fisher import quadratic_form
+from algebra.graph.llc import GraphAttentionModel, frozen_chains, graph_llc, reference_pair
 from algebra.numeric.calibration import CalibrationSettings
+from algebra.numeric.models import regular_model
+from algebra.numeric.samplers import sample
 
 # shorter than FAST: these tests check the plumbing, the benchmark checks accuracy
 TINY = CalibrationSettings(num_chains=8, num_draws=200, num_warmup=200, draws_growth=1.0)
@@ -69,6 +72,7 @@ def test_fast_estimate_has_the_llc_keys():
     for key in ("estimate", "stderr", "ci95", "exact_lambda", "multiplicity", "relative_error", "verdict",
                 "assumption1_holds", "seed", "settings"):
         assert key in row
+    assert isinstance(row["frozen_chains"], int) and 0 <= row["frozen_chains"] <= TINY.num_chains
     assert row["exact_lambda"] == "3/2" and row["multiplicity"] == 1 and row["assumption1_holds"]
     assert abs(row["estimate"] - 1.5) < 5 * row["stderr"] + 0.3
 
@@ -78,6 +82,37 @@ def test_zero_teacher_takes_units_from_the_composite_fisher():
     row = graph_llc("cyclic:5", 2, 1, 0, settings=TINY, seed=0)
     assert row["exact_lambda"] == "1" and row["multiplicity"] == 2
     assert 0.6 < row["estimate"] < 1.3 and row["details"]["curvature"] > 1e-3
+
+
+def test_zero_teacher_units_are_the_kl_hessian_in_the_composite():
+    """r = 0 set-up: the Hessian in (A, B) vanishes and ``Sxx`` is the Hessian of the KL in C at C* = 0.
+
+    The calibration takes its units (h, gamma = h) from ``Sxx`` here, as it does
+    from the input covariance of a regression (``K = 1/2 vec(dC)^T Sxx vec(dC)``);
+    a factor 2 or a transposed ``vec`` in (17) would fail this comparison.
+    """
+    D = make_design(parse_graph("cyclic:5"), 3, 2, 0, seed=0)
+    m = GraphAttentionModel(D, D.A_star, D.B_star)
+    assert np.abs(m.hessian_vector(m.w_star, np.eye(m.dim))).max() < 1e-9
+    d, eps = D.d, 1e-4
+    H = np.empty((d * d, d * d))
+    for i in range(d * d):
+        e = np.zeros(d * d)
+        e[i] = eps
+        grads = [D.kl_and_grad((D.C_star.ravel() + s * e).reshape(1, d, d))[1][0].ravel() for s in (1, -1)]
+        H[:, i] = (grads[0] - grads[1]) / (2 * eps)
+    assert np.allclose(0.5 * (H + H.T), m.Sxx, rtol=0, atol=1e-7 * np.abs(m.Sxx).max())
+    assert np.array_equal(m.Sxx, quadratic_form(D))
+
+
+def test_frozen_chains_counts_chains_that_never_move():
+    """A step far beyond the stability limit rejects every proposal: every chain is frozen; a tuned one moves."""
+    model = regular_model(2, n=10**9)
+    stuck = sample(model, method="hmc", nbeta=1e4, step_size=10.0, adapt=False, num_chains=4, num_draws=50,
+                   num_warmup=0, init_scale=1.0, seed=0)
+    assert frozen_chains(stuck.losses) == 4
+    moving = sample(model, method="hmc", nbeta=1e4, num_chains=4, num_draws=50, num_warmup=50, seed=0)
+    assert frozen_chains(moving.losses) == 0
 
 
 def test_failing_design_has_no_exact_value():
