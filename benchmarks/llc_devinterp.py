@@ -1,21 +1,29 @@
 """Side-by-side LLC benchmark: algebra.numeric vs devinterp on the exact-reference suite.
 
-Two Python environments are involved, so the script has sub-commands:
+One Python with torch, devinterp and this package (``/work/venv-torch``:
+``pip install torch==2.13.0``, then devinterp) runs everything; each step is
+also a sub-command:
 
-    # 1. (project venv) write each suite model's data: the same samples for both tools
-    .venv/bin/python benchmarks/llc_devinterp.py prepare --out /tmp/llc_bench
-    # 2. (benchmark venv: pip install torch==2.13.0 devinterp) devinterp on those samples
-    /work/bench-venv-llc/bin/python benchmarks/llc_devinterp.py devinterp --data /tmp/llc_bench
-    # 3. (project venv) ours on the same samples, plus the speed measurements
-    .venv/bin/python benchmarks/llc_devinterp.py ours --data /tmp/llc_bench
-    # 4. (project venv) merge into a markdown table
-    .venv/bin/python benchmarks/llc_devinterp.py report --data /tmp/llc_bench
-    # speed only (rerun both when the shared machine is quiet):
-    #   devinterp-speed (benchmark venv), ours-speed (project venv)
+    # all steps, then rewrite the two tables of BENCHMARKS.md ("Side by side", "Speed")
+    nice -n 10 PY benchmarks/llc_devinterp.py all --data /tmp/llc_bench
+    # or one at a time:
+    PY benchmarks/llc_devinterp.py prepare --out /tmp/llc_bench    # the same samples for both tools
+    PY benchmarks/llc_devinterp.py devinterp --data /tmp/llc_bench  # devinterp, README settings
+    PY benchmarks/llc_devinterp.py ours --data /tmp/llc_bench       # calibrated + README-setting SGLD
+    PY benchmarks/llc_devinterp.py speed --data /tmp/llc_bench      # equal steps, same torch module
+    PY benchmarks/llc_devinterp.py report --data /tmp/llc_bench --write
 
 devinterp settings are its README's: SGLD, lr 1e-3, n_beta 30, no
 localization, batch 32, 4 chains x 200 draws.  Everything runs single-threaded
 (OMP/MKL threads = 1, torch.set_num_threads(1)).
+
+``speed`` times both tools on the same ``torch.nn.Module`` (RRR 5x5x5 r=2,
+P = 50, the first suite model) with literally equal steps (chains x draws),
+one ``gc.freeze()`` before every timed call (devinterp calls ``gc.collect()``
+once per chain, whose cost grows with the objects alive in the process), and
+each side's fixed per-call cost measured by a 16-draw call with the same
+chains and subtracted with its steps.  The sides alternate over ``--repeats``
+rounds and the table reports the median of each.
 """
 
 from __future__ import annotations
@@ -99,32 +107,43 @@ def _model_from_data(item, z):
 
 
 # ----------------------------------------------------------------------------- devinterp
-def run_devinterp(data: str) -> None:
-    import torch
+def devinterp_runner(torch, X, Y):
+    """``call(net, chains, draws, lr, n_beta, localization=0.0)`` running devinterp's ``llc`` on ``(X, Y)``.
+
+    devinterp's loss sees indices into the samples (its data set is a list of
+    index pairs), so the minibatches are rows of ``X``, ``Y`` as on our side.
+    """
     from datasets import Dataset
     from devinterp.slt.llc import llc
+
+    ds = Dataset.from_dict({"input_ids": [[i, i] for i in range(X.shape[0])]}).with_format("torch")
+
+    def loss_fn(model, input_ids):
+        idx = input_ids[:, 0].long()
+        return 0.5 * ((model(X[idx]) - Y[idx]) ** 2).sum(dim=1, keepdim=True)
+
+    def call(net, chains, draws, lr, n_beta, localization=0.0):
+        return llc(net, ds, {}, lr=lr, n_beta=n_beta, loss_fn=loss_fn, num_chains=chains, num_draws=draws,
+                   batch_size=DEVINTERP_README["batch_size"], localization=localization,
+                   num_init_loss_batches=32, init_seed=0)
+
+    return call
+
+
+def run_devinterp(data: str) -> None:
+    import torch
 
     torch.set_num_threads(1)
     with open(os.path.join(data, "index.json")) as fh:
         index = json.load(fh)
     results = []
+    s = DEVINTERP_README
     for item in index:
         z = np.load(item["path"])
-        X = torch.tensor(z["X"])
-        Y = torch.tensor(z["Y"])
-        net = torch_net(torch, z)
-        ds = Dataset.from_dict({"input_ids": [[i, i] for i in range(X.shape[0])]}).with_format("torch")
-
-        def loss_fn(model, input_ids, X=X, Y=Y):
-            idx = input_ids[:, 0].long()
-            pred = model(X[idx])
-            return 0.5 * ((pred - Y[idx]) ** 2).sum(dim=1, keepdim=True)
-
-        s = DEVINTERP_README
+        call = devinterp_runner(torch, torch.tensor(z["X"]), torch.tensor(z["Y"]))
         t0 = time.perf_counter()
-        out = llc(net, ds, {}, lr=s["lr"], n_beta=s["n_beta"], loss_fn=loss_fn,
-                  num_chains=s["num_chains"], num_draws=s["num_draws"], batch_size=s["batch_size"],
-                  localization=s["localization"], num_init_loss_batches=32, init_seed=0)
+        out = call(torch_net(torch, z), s["num_chains"], s["num_draws"], s["lr"], s["n_beta"],
+                   s["localization"])
         secs = time.perf_counter() - t0
         est = float(out["llc_mean"].values)
         lam = float(eval_fraction(item["exact_lambda"]))
@@ -132,34 +151,21 @@ def run_devinterp(data: str) -> None:
                         "relative_error": (est - lam) / lam, "seconds": secs,
                         "steps": s["num_chains"] * s["num_draws"]})
         print(item["name"], results[-1], flush=True)
-    speed = _devinterp_speed(torch, Dataset, llc, index[0])
     with open(os.path.join(data, "devinterp.json"), "w") as fh:
-        json.dump({"settings": DEVINTERP_README, "results": results, "speed": speed}, fh, indent=1)
+        json.dump({"settings": DEVINTERP_README, "results": results,
+                   "versions": _versions()}, fh, indent=1)
 
 
-def _devinterp_speed(torch, Dataset, llc, item) -> dict:
-    """Steps per second at 4 and 64 chains, and the fixed per-call overhead (1 draw)."""
-    z = np.load(item["path"])
-    X, Y = torch.tensor(z["X"]), torch.tensor(z["Y"])
-    ds = Dataset.from_dict({"input_ids": [[i, i] for i in range(X.shape[0])]}).with_format("torch")
+def _versions() -> dict:
+    import importlib.metadata as md
+    import platform
 
-    def loss_fn(model, input_ids):
-        idx = input_ids[:, 0].long()
-        return 0.5 * ((model(X[idx]) - Y[idx]) ** 2).sum(dim=1, keepdim=True)
-
-    out = {}
-    for chains, draws in ((1, 1), (4, 200), (64, 50)):
-        net = torch_net(torch, z)
-        t0 = time.perf_counter()
-        llc(net, ds, {}, lr=1e-3, n_beta=30.0, loss_fn=loss_fn, num_chains=chains, num_draws=draws,
-            batch_size=32, num_init_loss_batches=32, init_seed=0)
-        out[f"{chains}x{draws}"] = {"seconds": time.perf_counter() - t0, "steps": chains * draws}
-    base = out["1x1"]["seconds"]
-    for key in ("4x200", "64x50"):
-        v = out[key]
-        v["steps_per_second"] = v["steps"] / max(v["seconds"] - base, 1e-9)
-        v["steps_per_second_incl_overhead"] = v["steps"] / v["seconds"]
-    out["overhead_seconds"] = base
+    out = {"python": platform.python_version()}
+    for name in ("numpy", "torch", "devinterp"):
+        try:
+            out[name] = md.version(name)
+        except md.PackageNotFoundError:
+            out[name] = None
     return out
 
 
@@ -185,9 +191,12 @@ def torch_net(torch, z):
             self.flatten = flatten
 
         def forward(self, x):
+            # index the list, never slice it: a slice of a ParameterList wraps each entry in a new
+            # leaf Parameter, so under torch.func.functional_call the factors after the first kept
+            # their values at w* and got no gradient
             C = self.ws[0]
-            for f in self.ws[1:]:
-                C = f @ C
+            for i in range(1, len(self.ws)):
+                C = self.ws[i] @ C
             if self.flatten:
                 C = C.reshape(1, -1)
             return x @ C.T
@@ -199,7 +208,8 @@ def torch_net(torch, z):
             self.V = torch.nn.Parameter(w[K * d:].reshape(p, K).clone())
             iu = np.triu_indices(d)
             self.iu = (torch.as_tensor(iu[0]), torch.as_tensor(iu[1]))
-            self.factor = torch.tensor(np.where(iu[0] == iu[1], 1.0, 2.0), dtype=torch.float32)
+            # buffers, so that ``.double()`` converts them with the parameters
+            self.register_buffer("factor", torch.tensor(np.where(iu[0] == iu[1], 1.0, 2.0), dtype=torch.float32))
 
         def forward(self, x):
             S = torch.einsum("jk,ki,kl->jil", self.V, self.W, self.W)
@@ -209,8 +219,8 @@ def torch_net(torch, z):
         def __init__(self, exponents, coefficients):
             super().__init__()
             self.w = torch.nn.Parameter(w.clone())
-            self.E = torch.tensor(exponents, dtype=torch.float32)
-            self.A = torch.tensor(coefficients, dtype=torch.float32)
+            self.register_buffer("E", torch.tensor(exponents, dtype=torch.float32))
+            self.register_buffer("A", torch.tensor(coefficients, dtype=torch.float32))
 
         def forward(self, x):
             monos = torch.prod(self.w[None, :] ** self.E, dim=1)
@@ -229,37 +239,6 @@ def eval_fraction(text: str):
     from fractions import Fraction
 
     return Fraction(text)
-
-
-def run_devinterp_speed(data: str) -> None:
-    """Only the speed measurement (rerun when the shared machine is quiet)."""
-    import torch
-    from datasets import Dataset
-    from devinterp.slt.llc import llc
-
-    torch.set_num_threads(1)
-    with open(os.path.join(data, "index.json")) as fh:
-        index = json.load(fh)
-    path = os.path.join(data, "devinterp.json")
-    with open(path) as fh:
-        saved = json.load(fh)
-    saved["speed"] = _devinterp_speed(torch, Dataset, llc, index[0])
-    with open(path, "w") as fh:
-        json.dump(saved, fh, indent=1)
-    print(json.dumps(saved["speed"], indent=1))
-
-
-def run_ours_speed(data: str) -> None:
-    with open(os.path.join(data, "index.json")) as fh:
-        index = json.load(fh)
-    path = os.path.join(data, "ours.json")
-    with open(path) as fh:
-        saved = json.load(fh)
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-    saved["speed"] = _our_speed(index[0])
-    with open(path, "w") as fh:
-        json.dump(saved, fh, indent=1)
-    print(json.dumps(saved["speed"], indent=1))
 
 
 # ----------------------------------------------------------------------------- ours
@@ -288,52 +267,114 @@ def run_ours(data: str) -> None:
         results[-1]["readme_sgld_estimate"] = est
         results[-1]["readme_sgld_relative_error"] = (est - lam) / lam
         print(item["name"], results[-1], flush=True)
-    speed = _our_speed(index[0])
     with open(os.path.join(data, "ours.json"), "w") as fh:
-        json.dump({"results": results, "speed": speed}, fh, indent=1)
+        json.dump({"results": results}, fh, indent=1)
 
 
-def _our_speed(item) -> dict:
-    from algebra.numeric import models as M
+# ----------------------------------------------------------------------------- speed
+SPEED_SHAPES = ((4, 1000), (64, 200))  # (chains, draws): equal steps on every side
+
+
+def half_sse(out, y):
+    return 0.5 * ((out - y) ** 2).sum(dim=1).mean()
+
+
+def run_speed(data: str, *, repeats: int = 3) -> None:
+    """Steps per second of devinterp and of our samplers on the same module and samples (module docstring)."""
+    import gc
+
+    import torch
+
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
     from algebra.numeric.samplers import sample
+    from algebra.numeric.torch_backend import sgld_llc
 
+    torch.set_num_threads(1)
+    with open(os.path.join(data, "index.json")) as fh:
+        item = json.load(fh)[0]
     z = np.load(item["path"])
+    X, Y = torch.tensor(z["X"]), torch.tensor(z["Y"])
     model = _model_from_data(item, z)
-    out = {}
-    t0 = time.perf_counter()
-    sample(model, method="sgld", nbeta=30.0, gamma=0.0, step_size=1e-3, num_chains=1, num_draws=1,
-           num_warmup=0, batch_size=32, seed=0)
-    out["overhead_seconds"] = time.perf_counter() - t0
-    for chains, draws in ((4, 2000), (64, 2000)):
-        for label, kw in (("minibatch32", {"batch_size": 32}), ("exact_full_batch", {})):
-            t0 = time.perf_counter()
-            sample(model, method="sgld", nbeta=30.0, gamma=0.0, step_size=1e-3, num_chains=chains,
-                   num_draws=draws, num_warmup=0, seed=0, **kw)
-            secs = time.perf_counter() - t0
-            out[f"{chains}x{draws} {label}"] = {"seconds": secs, "steps": chains * draws,
-                                                "steps_per_second": chains * draws / secs}
-    # exact full-batch path: cost per step does not grow with n (same RRR as the speed model)
-    for n in (10**3, 10**6, 10**9, 10**12):
+    s = DEVINTERP_README
+    devinterp = devinterp_runner(torch, X, Y)
+
+    def ours(route):
+        net = torch_net(torch, z)  # sgld_llc leaves the module as it is: one module serves every call
+
+        def call(chains, draws):
+            return sgld_llc(net, half_sse, (X, Y), nbeta=s["n_beta"], gamma=0.0,
+                            step_size=s["lr"], num_chains=chains, num_draws=draws,
+                            batch_size=s["batch_size"], seed=0, route=route)
+        return call
+
+    def numpy_side(**kw):
+        def call(chains, draws):
+            return sample(model, method="sgld", nbeta=s["n_beta"], gamma=0.0, step_size=s["lr"],
+                          num_chains=chains, num_draws=draws, num_warmup=0, seed=0, **kw)
+        return call
+
+    sides = {"devinterp": lambda c, d: devinterp(torch_net(torch, z), c, d, s["lr"], s["n_beta"]),
+             "torch_eager": ours("eager"), "torch_traced": ours("traced"),
+             "numpy_minibatch32": numpy_side(batch_size=s["batch_size"]), "numpy_exact": numpy_side()}
+    rows = {f"{side} {c}x{d}": [] for side in sides for c, d in SPEED_SHAPES}
+    first = {}
+    for side, call in sides.items():  # first calls: imports, caches, one trace per chain count
+        t0 = time.perf_counter()
+        call(SPEED_SHAPES[0][0], 16)
+        first[side] = time.perf_counter() - t0
+        for chains, _ in SPEED_SHAPES[1:]:
+            call(chains, 16)
+    for r in range(repeats):
+        for chains, draws in SPEED_SHAPES:
+            for side, call in sides.items():
+                gc.collect()
+                gc.freeze()
+                t0 = time.perf_counter()
+                call(chains, 16)  # the fixed cost of a call with these chains, plus its 16 draws
+                base = time.perf_counter() - t0
+                gc.freeze()
+                t0 = time.perf_counter()
+                call(chains, draws)
+                secs = time.perf_counter() - t0
+                gc.unfreeze()
+                steps = chains * (draws - 16)
+                rows[f"{side} {chains}x{draws}"].append(
+                    {"seconds": secs, "fixed_seconds": base, "steps": chains * draws,
+                     "steps_per_second": steps / max(secs - base, 1e-9),
+                     "steps_per_second_incl_fixed": chains * draws / secs, "load_average": os.getloadavg()[0]})
+                print(side, chains, draws, f"{rows[f'{side} {chains}x{draws}'][-1]['steps_per_second']:.0f} steps/s",
+                      flush=True)
+    # the exact full-batch path: cost per step does not grow with n (the same RRR)
+    from algebra.numeric import models as M
+
+    exact_n = {}
+    for n in (10**3, 10**12):
         m = M.rrr_model(5, 5, 5, 2, n=n, seed=0)
         t0 = time.perf_counter()
         sample(m, method="sgld", nbeta=30.0, gamma=0.0, step_size=1e-3, num_chains=4, num_draws=2000,
                num_warmup=0, seed=0)
-        secs = time.perf_counter() - t0
-        out[f"exact path n={n:.0e}"] = {"seconds": secs, "steps_per_second": 8000 / secs}
-    return out
+        exact_n[f"{n:.0e}"] = 8000 / (time.perf_counter() - t0)
+    with open(os.path.join(data, "speed.json"), "w") as fh:
+        json.dump({"model": item["name"], "num_params": item["num_params"], "settings": s,
+                   "shapes": SPEED_SHAPES, "repeats": repeats, "first_call_seconds": first, "runs": rows,
+                   "exact_path_steps_per_second_by_n": exact_n, "versions": _versions()}, fh, indent=1)
 
 
 # ----------------------------------------------------------------------------- report
-def report(data: str) -> None:
+SIDE_LABELS = {"devinterp": "devinterp 2.0.1", "torch_eager": "ours, generic torch, eager (before)",
+               "torch_traced": "ours, generic torch, traced (now the default)",
+               "numpy_minibatch32": "ours, numpy gradients, minibatch 32",
+               "numpy_exact": "ours, numpy, exact full batch"}
+
+
+def side_by_side_table(data: str) -> str:
     with open(os.path.join(data, "index.json")) as fh:
         index = json.load(fh)
     with open(os.path.join(data, "devinterp.json")) as fh:
-        dv = json.load(fh)
+        dres = {r["k"]: r for r in json.load(fh)["results"]}
     with open(os.path.join(data, "ours.json")) as fh:
-        ours = json.load(fh)
-    dres = {r["k"]: r for r in dv["results"]}
-    ores = {r["k"]: r for r in ours["results"]}
-    lines = ["| model (widths) | exact lambda (m) | ours, calibrated, same samples | verdict | "
+        ores = {r["k"]: r for r in json.load(fh)["results"]}
+    lines = ["| model | exact lambda (m) | ours, calibrated, same samples | verdict | "
              "our SGLD, README settings | devinterp, README settings (llc_std) |",
              "|---|---|---|---|---|---|"]
     for item in index:
@@ -343,24 +384,90 @@ def report(data: str) -> None:
             f"{o['estimate']:.3f} +- {o['stderr']:.3f} ({100 * o['relative_error']:+.1f}%) | "
             f"{o['verdict']} | {o['readme_sgld_estimate']:.3f} ({100 * o['readme_sgld_relative_error']:+.1f}%) | "
             f"{d['estimate']:.3f} ({d['llc_std']:.3f}) ({100 * d['relative_error']:+.1f}%) |")
-    print("\n".join(lines))
-    print()
-    print("speed (single thread):")
-    print(json.dumps({"devinterp": dv["speed"], "ours": ours["speed"]}, indent=1))
+    return "\n".join(lines)
+
+
+def speed_table(data: str) -> str:
+    with open(os.path.join(data, "speed.json")) as fh:
+        sp = json.load(fh)
+
+    def values(side, c, d, field="steps_per_second"):
+        return np.array([r[field] for r in sp["runs"][f"{side} {c}x{d}"]])
+
+    head = "| side | " + " | ".join(f"{c} chains x {d} draws" for c, d in sp["shapes"]) + \
+        " | first call (imports, trace) |"
+    lines = [head, "|---" * (len(sp["shapes"]) + 2) + "|"]
+    for side, label in SIDE_LABELS.items():
+        cells = []
+        for c, d in sp["shapes"]:
+            v, ref = values(side, c, d), values("devinterp", c, d)
+            cell = f"{np.median(v):,.0f}"
+            if side != "devinterp":  # ratios within a round (back to back), then the median over rounds
+                vi, refi = values(side, c, d, "steps_per_second_incl_fixed"), values("devinterp", c, d,
+                                                                                     "steps_per_second_incl_fixed")
+                cell += (f" ({np.median(v / ref):.1f}x, rounds {', '.join(f'{x:.0f}' for x in v / ref)}; "
+                         f"{np.median(vi / refi):.1f}x incl. fixed)")
+            else:
+                cell += f" (rounds {', '.join(f'{x:.0f}' for x in v)})"
+            cells.append(cell)
+        lines.append(f"| {label} | " + " | ".join(cells) + f" | {sp['first_call_seconds'][side]:.2f} s |")
+    loads = [r["load_average"] for runs in sp["runs"].values() for r in runs]
+    versions = ", ".join(f"{k} {v}" for k, v in sp["versions"].items())
+    lines.append("")
+    lines.append(f"steps/s = chains x (draws - 16) / (time of the call - time of a 16-draw call with the same "
+                 f"chains), median of {sp['repeats']} alternating rounds; in parentheses the ratio to devinterp "
+                 f"(median over rounds of the ratio within each round, and each round's ratio), and the same "
+                 f"ratio for chains x draws / whole call time.  Load average {min(loads):.1f}-{max(loads):.1f} "
+                 f"during the runs; {versions}.  Exact full-batch path (sufficient statistics), 4 chains x 2000 "
+                 f"steps: " + ", ".join(f"{v:,.0f} steps/s at n = {k}"
+                                        for k, v in sp["exact_path_steps_per_second_by_n"].items()) + ".")
+    return "\n".join(lines)
+
+
+def replace_between_markers(path: str, name: str, body: str, command: str) -> None:
+    """Replace the text between ``<!-- name -->`` and ``<!-- /name -->`` in ``path``."""
+    start, end = f"<!-- {name} -->", f"<!-- /{name} -->"
+    text = open(path).read()
+    i, j = text.find(start), text.find(end)
+    if i < 0 or j < i:
+        raise SystemExit(f"{path}: markers {start} ... {end} not found")
+    stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    block = f"{start}\nWritten by `{command}` on {stamp}.\n\n{body}\n"
+    with open(path, "w") as fh:
+        fh.write(text[:i] + block + text[j:])
+
+
+def report(data: str, *, write: bool = False, command: str | None = None) -> None:
+    tables = {"llc_devinterp side-by-side": side_by_side_table(data)}
+    if os.path.exists(os.path.join(data, "speed.json")):
+        tables["llc_devinterp speed"] = speed_table(data)
+    for name, body in tables.items():
+        print(f"{name}:\n{body}\n")
+        if write:
+            replace_between_markers(os.path.join(os.path.dirname(__file__), "..", "BENCHMARKS.md"), name, body,
+                                    command or "benchmarks/llc_devinterp.py report --write")
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("command", choices=["prepare", "devinterp", "ours", "report", "devinterp-speed",
-                                       "ours-speed"])
+    p.add_argument("command", choices=["all", "prepare", "devinterp", "ours", "speed", "report"])
     p.add_argument("--out", "--data", dest="data", default="/tmp/llc_bench")
     p.add_argument("--n", type=int, default=N_BENCH, help="samples per model (prepare)")
+    p.add_argument("--repeats", type=int, default=3, help="speed: alternating rounds (median reported)")
+    p.add_argument("--write", action="store_true", help="report: rewrite the tables in BENCHMARKS.md")
     a = p.parse_args(argv)
-    if a.command == "prepare":
+    command = "nice -n 10 /work/venv-torch/bin/python benchmarks/llc_devinterp.py " + " ".join(
+        sys.argv[1:] if argv is None else argv)
+    if a.command in ("all", "prepare"):
         prepare(a.data, n=a.n)
-        return 0
-    {"devinterp": run_devinterp, "ours": run_ours, "report": report,
-     "devinterp-speed": run_devinterp_speed, "ours-speed": run_ours_speed}[a.command](a.data)
+    if a.command in ("all", "devinterp"):
+        run_devinterp(a.data)
+    if a.command in ("all", "ours"):
+        run_ours(a.data)
+    if a.command in ("all", "speed"):
+        run_speed(a.data, repeats=a.repeats)
+    if a.command in ("all", "report"):
+        report(a.data, write=a.write or a.command == "all", command=command)
     return 0
 
 

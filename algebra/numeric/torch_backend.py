@@ -3,7 +3,8 @@
 devinterp-style inputs (a module at its trained parameters, a dataset or
 DataLoader, a loss), with this package's conventions: all chains advance as
 one batched computation (the parameters as one flat vector per chain, a
-``torch.func.vmap`` forward pass, one autograd backward pass; optionally
+``torch.func.vmap`` forward pass, one autograd backward pass, by default
+replayed from a graph traced once per input shape; optionally
 ``torch.compile``), one
 :class:`numpy.random.SeedSequence` gives each chain its own generator, and
 the sampled loss is compared with ``L(w*)`` *on the same minibatch* at every
@@ -24,6 +25,8 @@ torch is imported inside the functions; without it they raise ImportError.
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from algebra.errors import InputError
@@ -31,25 +34,32 @@ from algebra.errors import InputError
 __all__ = ["sgld_llc", "TorchModel"]
 
 
-def _batches(data, batch_size, generator_np):
-    """Yield ``(inputs, targets)`` forever from tensors or a DataLoader-like iterable."""
+def _batches(data, batch_size, generator_np, *, device=None, block: int = 64):
+    """Yield ``(inputs, targets)`` forever from tensors or a DataLoader-like iterable, on ``device``.
+
+    Tensor pairs are moved to ``device`` once, and minibatch indices are drawn
+    ``block`` steps at a time (one gather per block instead of one index
+    conversion and two gathers per step).
+    """
     import torch
 
     if isinstance(data, (tuple, list)) and len(data) == 2 and all(torch.is_tensor(t) for t in data):
-        X, Y = data
+        X, Y = (t.to(device) if device is not None else t for t in data)
         n = X.shape[0]
         while True:
             if batch_size is None or batch_size >= n:
                 yield X, Y
             else:
-                idx = torch.as_tensor(generator_np.integers(0, n, batch_size), device=X.device)
-                yield X[idx], Y[idx]
+                idx = torch.as_tensor(generator_np.integers(0, n, (block, batch_size)), device=X.device)
+                Xb, Yb = X[idx], Y[idx]
+                for t in range(block):
+                    yield Xb[t], Yb[t]
     else:
         while True:
             got = False
             for xb, yb in data:
                 got = True
-                yield xb, yb
+                yield (xb.to(device), yb.to(device)) if device is not None else (xb, yb)
             if not got:
                 raise InputError("data", data, "a non-empty DataLoader or a tuple (inputs, targets)")
 
@@ -139,11 +149,136 @@ class _ChainNoise:
         return out
 
 
+# Traced steps, per user module: {key: graph}.  Weak keys, so a module that is freed takes its
+# graphs with it.
+_TRACES = weakref.WeakKeyDictionary()
+
+
+def _drop_identity_nodes(graph):
+    """Remove the graph's no-op nodes: ``detach`` and views or expansions to the shape they already have.
+
+    A trace through ``vmap`` and autograd records every batching-rule
+    ``expand``/``view`` and every ``detach``; on a small module they are a
+    fifth of the nodes (RRR 5x5x5, 4 chains: 84 nodes before, 66 after), and
+    each costs one Python-level dispatch per step.  Unused nodes go too.
+    """
+    import torch
+
+    aten = torch.ops.aten
+    views = (aten.view.default, aten.expand.default, aten._unsafe_view.default)
+    for node in list(graph.graph.nodes):
+        if node.op != "call_function":
+            continue
+        src = node.args[0] if node.args else None
+        if node.target is aten.detach.default:
+            node.replace_all_uses_with(src)
+        elif node.target in views and isinstance(src, torch.fx.Node):
+            before, after = src.meta.get("val"), node.meta.get("val")
+            if (torch.is_tensor(before) and torch.is_tensor(after) and before.shape == after.shape
+                    and before.stride() == after.stride()):
+                node.replace_all_uses_with(src)
+    graph.graph.eliminate_dead_code()
+    graph.recompile()
+    return graph
+
+
+class _SGLDStep:
+    """One SGLD update of all chains, then the batched loss and gradient at the new point.
+
+    ``step(W, g, xi, x, y) -> (W', L(W'; x, y) - L(w*; x, y), grad L(W'; x, y))`` with
+    ``W' = W - eps/2 (nbeta g + gamma (W - w*)) + noise sqrt(eps) xi``.
+
+    ``route`` says how it runs (keyword of :func:`sgld_llc`):
+
+    - ``"traced"`` (default): the eager function is recorded once per input
+      shape with ``torch.fx.experimental.proxy_tensor.make_fx`` into a graph of
+      the same aten kernels (vmap's batching rules and autograd's backward are
+      resolved at trace time), cached per module across calls.  Why the
+      default: on a small module the eager step is Python dispatch, not
+      arithmetic (RRR 5x5x5, P = 50, batch 32: the eager vmap forward and
+      backward cost 2.4 ms at 4 chains against 0.6 ms for a plain
+      single-chain forward and backward; BENCHMARKS.md, "Speed").  A trace
+      bakes in Python control flow, so every call first compares the
+      traced step with the eager one on its first minibatch and falls back
+      to eager (``settings["route"]``) when they differ or tracing fails.
+      The first trace in a process costs seconds (torch's tracing
+      machinery loads), later ones a fraction of a second.
+    - ``"eager"``: ``torch.func.vmap`` forward and one autograd backward per step.
+    - ``"compiled"``: the eager step through ``torch.compile`` (needs a C compiler).
+    """
+
+    def __init__(self, flat, *, nbeta, gamma, eps, noise, route):
+        self.flat, self.route = flat, route
+        self.consts = (float(nbeta), float(gamma), float(eps), float(noise))
+        self.half, self.scale = 0.5 * float(eps), float(noise) * float(eps) ** 0.5
+        self.nbeta, self.gamma = float(nbeta), float(gamma)
+        self.fallback_reason = None
+        self._fn = None
+        self._checked = {}
+        self._last = (None, None, None)  # shapes and graph of the previous step
+        if route == "compiled":
+            import torch
+
+            self._fn = torch.compile(self.eager, dynamic=False)
+
+    def eager(self, W, g, xi, x, y, star):
+        import torch
+
+        with torch.no_grad():
+            W = W - self.half * (self.nbeta * g + self.gamma * (W - star)) + self.scale * xi
+        values, g = self.flat.loss_and_grad(W, x, y)
+        with torch.no_grad():
+            ref = self.flat.loss_one(star, x, y)
+        return W, values - ref, g
+
+    def _key(self, W, x, y):
+        return (self.flat.loss_fn, self.consts, tuple(W.shape), W.dtype, str(W.device),
+                tuple(x.shape), x.dtype, tuple(y.shape), y.dtype)
+
+    def __call__(self, W, g, xi, x, y, star):
+        if self.route == "eager":
+            return self.eager(W, g, xi, x, y, star)
+        if self.route == "compiled":
+            return self._fn(W, g, xi, x, y, star)
+        if x.shape == self._last[0] and y.shape == self._last[1]:  # the common case: same minibatch shape
+            return self._last[2](W, g, xi, x, y, star)
+        key = self._key(W, x, y)
+        fn = self._checked.get(key)
+        if fn is not None:
+            self._last = (x.shape, y.shape, fn)
+            return fn(W, g, xi, x, y, star)
+        # a new input shape: take (or record) its trace and check it against the eager step
+        import torch
+        from torch.fx.experimental.proxy_tensor import make_fx
+
+        args = (W, g, xi, x, y, star)
+        expect = self.eager(*args)
+        cache = _TRACES.setdefault(self.flat.module, {})
+        try:
+            if key not in cache:
+                graph = make_fx(lambda W, g, xi, x, y, star: self.eager(W, g, xi, x, y, star))(*args)
+                cache[key] = _drop_identity_nodes(graph)
+            got = cache[key](*args)
+            same = all(torch.allclose(a, b, rtol=1e-5, atol=1e-7, equal_nan=True) for a, b in zip(got, expect))
+            if not same:
+                self.fallback_reason = "the traced step differs from the eager step"
+        except Exception as exc:  # noqa: BLE001 - whatever stops the trace, the eager step still runs
+            same = False
+            self.fallback_reason = f"trace failed: {type(exc).__name__}: {exc}"[:300]
+        if same:
+            self._checked[key] = cache[key]
+            self._last = (x.shape, y.shape, cache[key])
+        else:
+            cache.pop(key, None)
+            self.route = "eager"
+        return expect
+
+
 def sgld_llc(module, loss_fn, data, *, nbeta: float, gamma: float = 1.0, step_size: float = 1e-4,
              num_chains: int = 4, num_draws: int = 200, num_warmup: int = 0,
              batch_size: int | None = None, noise: float = 1.0, seed: int = 0,
              device=None, divergence_limit: float | None = None, progress: bool = False,
-             compiled: bool = False, burnin: int | str = "auto"):
+             compiled: bool = False, route: str = "traced", burnin: int | str = "auto"):
     """Estimate the LLC of ``module`` at its current parameters with batched SGLD in torch.
 
     Parameters
@@ -168,12 +303,15 @@ def sgld_llc(module, loss_fn, data, *, nbeta: float, gamma: float = 1.0, step_si
     device : str or torch.device, optional
         Defaults to the module's device.
     compiled : bool
-        Run the batched forward and backward through ``torch.compile``
-        (needs a C compiler).  Off by default: compiling takes tens of
-        seconds per call (27 s on the P = 10^4 quadratic network), which
-        pays off only over thousands of steps; it then cut the step from
-        2.2 to 0.8 ms at 4 chains and from 22.7 to 10.5 ms at 64 chains
-        (BENCHMARKS.md, "Network scale").
+        Run the step through ``torch.compile`` (needs a C compiler; the
+        same as ``route="compiled"``).  Off by default: compiling takes tens
+        of seconds per call (27 s on the P = 10^4 quadratic network), which
+        pays off only over thousands of steps (BENCHMARKS.md, "Network scale").
+    route : {"traced", "eager", "compiled"}
+        How each step runs (:class:`_SGLDStep`): ``"traced"`` (default) replays a
+        recorded graph of aten kernels, checked against the eager step on the
+        first minibatch of every call (falls back to ``"eager"`` when they
+        differ; the route used is in ``settings["route"]``).
     burnin : int or "auto"
         Passed to :func:`~algebra.numeric.estimators.estimate_llc`.
 
@@ -200,9 +338,12 @@ def sgld_llc(module, loss_fn, data, *, nbeta: float, gamma: float = 1.0, step_si
         raise InputError("num_chains, num_draws", (num_chains, num_draws), "positive integers")
     if not isinstance(num_warmup, int) or num_warmup < 0:
         raise InputError("num_warmup", num_warmup, "a non-negative integer")
+    if route not in ("traced", "eager", "compiled"):
+        raise InputError("route", route, "'traced', 'eager' or 'compiled'")
     flat = _FlatModule(module, loss_fn, device=device)
     device, star = flat.device, flat.star
-    loss_and_grad = torch.compile(flat.loss_and_grad, dynamic=False) if compiled else flat.loss_and_grad
+    step = _SGLDStep(flat, nbeta=nbeta, gamma=gamma, eps=step_size, noise=noise,
+                     route="compiled" if compiled else route)
     P = star.numel()
     if divergence_limit is None:
         divergence_limit = 1000.0 * (P + 1)
@@ -210,38 +351,37 @@ def sgld_llc(module, loss_fn, data, *, nbeta: float, gamma: float = 1.0, step_si
     root = np.random.SeedSequence(seed)
     children = root.spawn(num_chains)
     xi = _ChainNoise(children, P, device=device, dtype=star.dtype)
-    stream = _batches(data, batch_size, np.random.default_rng(root.spawn(1)[0]))
+    stream = _batches(data, batch_size, np.random.default_rng(root.spawn(1)[0]), device=device)
     W = star.unsqueeze(0).repeat(num_chains, 1)
     total = num_warmup + num_draws
     diffs = np.empty((num_chains, num_draws))
     divergent_step = np.full(num_chains, -1)
     eps = float(step_size)
-    scale = noise * eps ** 0.5
+    limit = divergence_limit / nbeta
     # one forward + backward of all chains per step: its loss is the draw for the point reached,
     # its gradient drives the next update; the loss at w* on the same minibatch is one more
-    # single-chain forward
-    x, y = (u.to(device) for u in next(stream))
-    _, g = loss_and_grad(W, x, y)
+    # single-chain forward inside the same step
+    x, y = next(stream)
+    _, g = flat.loss_and_grad(W, x, y)
     for t in tqdm(range(total), disable=not progress, desc="torch sgld"):
-        with torch.no_grad():
-            W = W - (0.5 * eps) * (nbeta * g + gamma * (W - star)) + scale * xi.normal()
-        x, y = (u.to(device) for u in next(stream))
-        cur, g = loss_and_grad(W, x, y)
-        with torch.no_grad():
-            ref = flat.loss_one(star, x, y)
-        d = (cur - ref).double().cpu().numpy()
-        bad = (divergent_step < 0) & (~np.isfinite(d) | (nbeta * d > divergence_limit))
-        if np.any(bad):
-            divergent_step[bad] = t
-            W[torch.as_tensor(bad, device=device)] = star
-            _, g = flat.loss_and_grad(W, x, y)
+        x, y = next(stream)
+        W, cur, g = step(W, g, xi.normal(), x, y, star)
+        d = cur.double().cpu().numpy()
+        if not (d.max() <= limit):  # a NaN or a runaway chain (max of NaN is NaN)
+            bad = (divergent_step < 0) & ~(d <= limit)
+            if np.any(bad):
+                divergent_step[bad] = t
+                W = W.clone()
+                W[torch.as_tensor(bad, device=device)] = star
+                _, g = flat.loss_and_grad(W, x, y)
         if t >= num_warmup:
             diffs[:, t - num_warmup] = d
     diffs[divergent_step >= 0] = np.nan
     settings = {"backend": "torch", "method": "sgld", "nbeta": nbeta, "gamma": gamma,
                 "step_size": eps, "num_chains": num_chains, "num_draws": num_draws,
                 "num_warmup": num_warmup, "batch_size": batch_size, "noise": noise,
-                "device": str(device), "num_params": P, "compiled": bool(compiled)}
+                "device": str(device), "num_params": P, "compiled": bool(compiled),
+                "route": step.route, "route_fallback": step.fallback_reason}
     run = SamplerRun(diffs, 0.0, float(nbeta), float(gamma), np.full(num_chains, eps), None,
                      divergent_step, int(seed), [list(c.spawn_key) for c in children], settings)
     return estimate_llc(run, burnin=burnin)

@@ -56,3 +56,31 @@ def test_torch_net_matches_the_numpy_composite(bench, tmp_path):
         X = torch.tensor(z["X"][:10])
         C = model.composite.matrix(model.w_star[None])[0]
         assert np.allclose(net(X).detach().numpy(), z["X"][:10] @ C.T, atol=1e-4)
+
+
+def test_torch_net_gradient_under_functional_call_matches_the_numpy_model(bench, tmp_path):
+    """Every parameter of the benchmark module gets its gradient when sampled through
+    ``torch.func.functional_call`` (a sliced ParameterList used to freeze all factors but the first)."""
+    torch = pytest.importorskip("torch")
+    from algebra.numeric.torch_backend import _FlatModule
+
+    index = bench.prepare(str(tmp_path), entries=TINY + (SuiteEntry("dln", ((2, 2, 2, 1), 1)),), n=300)
+    for item in index:
+        z = np.load(item["path"])
+        model = bench._model_from_data(item, z)
+        flat = _FlatModule(bench.torch_net(torch, z).double(), bench.half_sse)
+        W = np.stack([model.w_star + 0.1, model.w_star - 0.05])
+        _, g = flat.loss_and_grad(torch.tensor(W), torch.tensor(model.X), torch.tensor(model.Y))
+        expect = model.loss_and_grad(W)[1]
+        assert np.allclose(g.numpy(), expect, rtol=1e-6, atol=1e-8), item["name"]
+
+
+def test_report_rewrites_only_between_its_markers(bench, tmp_path):
+    md = tmp_path / "B.md"
+    md.write_text("head\n<!-- t -->\nold table\n<!-- /t -->\ntail\n")
+    bench.replace_between_markers(str(md), "t", "| new |", "cmd --write")
+    text = md.read_text()
+    assert text.startswith("head\n<!-- t -->\nWritten by `cmd --write`") and text.endswith("| new |\n<!-- /t -->\ntail\n")
+    assert "old table" not in text
+    with pytest.raises(SystemExit, match="markers"):
+        bench.replace_between_markers(str(md), "missing", "x", "cmd")

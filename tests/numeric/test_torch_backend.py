@@ -181,3 +181,44 @@ def test_compiled_step_gives_the_same_chains():
     compiled = sgld_llc(net, half_mse, (X, Y), compiled=True, **kw)
     assert np.allclose(eager.chain_estimates, compiled.chain_estimates, rtol=1e-8)
     assert compiled.settings["compiled"] and not eager.settings["compiled"]
+
+
+def test_traced_step_gives_the_same_chains():
+    """The default traced route replays the eager step's kernels: the same draws, minibatches and all."""
+    net = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 1)).double()
+    _, X, Y = _data(n=400)
+    kw = dict(nbeta=50.0, step_size=1e-3, num_chains=3, num_draws=40, batch_size=32, seed=5)
+    eager = sgld_llc(net, half_mse, (X, Y), route="eager", **kw)
+    traced = sgld_llc(net, half_mse, (X, Y), **kw)
+    assert traced.settings["route"] == "traced" and eager.settings["route"] == "eager"
+    assert np.allclose(eager.chain_estimates, traced.chain_estimates, rtol=1e-10, atol=0)
+
+
+class _Branchy(torch.nn.Module):
+    """Python control flow on the data: a trace would bake in one branch."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(3, 1, bias=False).double()
+
+    def forward(self, x):
+        return self.lin(x) if float(x[:, 0].sum()) > 0 else -self.lin(x)
+
+
+def test_trace_refused_on_data_dependent_control_flow_falls_back_to_eager():
+    _, X, Y = _data(n=400)
+    kw = dict(nbeta=50.0, step_size=1e-3, num_chains=2, num_draws=30, batch_size=16, seed=2)
+    net = _Branchy()
+    traced = sgld_llc(net, half_mse, (X, Y), **kw)
+    eager = sgld_llc(net, half_mse, (X, Y), route="eager", **kw)
+    assert traced.settings["route"] == "eager"
+    assert traced.settings["route_fallback"].startswith("trace failed")
+    assert traced.chain_estimates == eager.chain_estimates
+
+
+def test_unknown_route_is_refused():
+    from algebra.errors import InputError
+
+    net, X, Y = _data(n=100)
+    with pytest.raises(InputError, match="route"):
+        sgld_llc(net, half_mse, (X, Y), nbeta=10.0, route="fast")
