@@ -6,8 +6,9 @@ point -- answered side by side, per size, in one process:
 * **ours** -- ``algebra.engine.dimension``: the Jacobian at a random
   integer point built on integer arrays modulo p (float64 BLAS), its exact
   rank through ``algebra.exact.rank.rank_mod_p`` (the blocked LU modulo p of
-  ``algebra.exact.elimination`` above 50,000 entries, flint below), plus the
-  certified upper bound.  The column ``ours+witness`` also locates a
+  ``algebra.exact.elimination`` from ``FLINT_MAX_ENTRIES`` = 20,000 entries,
+  flint below) on the columns left once the symmetry fields' pivot columns
+  are removed (``algebra.engine.fields``), plus the certified upper bound.  The column ``ours+witness`` also locates a
   nonsingular maximal minor.
 * **lu_factor** -- ``scipy.linalg.lu_factor`` (LAPACK ``dgetrf``) of the same
   Jacobian as a float64 matrix: proves nothing, it is the cost of one dense
@@ -75,10 +76,11 @@ sys.path.insert(0, str(_HERE))
 
 from rank_peers import float_lu_seconds, float_rank, problem_dict, run_capped, tool_versions  # noqa: E402
 
-from algebra.engine import dimension, upper_bound  # noqa: E402
+from algebra.engine import dimension  # noqa: E402
+from algebra.engine.fields import symmetry_pivots  # noqa: E402
 from algebra.exact.elimination import eliminate_mod_p, predicted_peak_bytes, residues_mod_p  # noqa: E402
 from algebra.exact.field import PrimeField  # noqa: E402
-from algebra.exact.rank import to_nmod_mat  # noqa: E402
+from algebra.exact.rank import FLINT_MAX_ENTRIES, to_nmod_mat  # noqa: E402
 from algebra.models import MLP, shallow_network  # noqa: E402
 
 SECTION = "## Jacobian rank"
@@ -134,28 +136,32 @@ def machine_info() -> dict:
 
 
 def breakdown(case: dict, seed: int, clock) -> dict:
-    """Where our time goes: upper bound, Jacobian build, residues, blocked LU; beside flint and lu_factor."""
+    """Where our time goes: symmetry-field rank and pivots, Jacobian build, residues, blocked LU; beside flint and
+    lu_factor of the whole Jacobian.  As in the engine, the residues keep only the columns outside the fields' pivots."""
     model, F = case["model"], PrimeField()
     res = dimension(model, mode=case["mode"], seed=seed)
     theta = np.array(res.theta, dtype=np.int64)
     t0 = clock()
-    upper_bound(model, theta, F)
+    srank, scols = symmetry_pivots(model, theta, F)
     t1 = clock()
     if case["family"] == "shallow":
         J = model.coefficient_jacobian(theta, F)
     else:
         J = model.jacobian(theta, np.array(res.inputs, dtype=np.int64), F)
     t2 = clock()
-    A = residues_mod_p(J, F.p)
+    keep = np.setdiff1d(np.arange(model.parameter_count), scols) if srank else None
+    work = J.copy()  # not timed: the engine gathers the columns in J's own memory; J serves flint and lu_factor
+    t2b = clock()
+    A = residues_mod_p(work, F.p, overwrite=True, columns=keep)
     t3 = clock()
     r = eliminate_mod_p(A, F.p).rank
     t4 = clock()
-    out = {"upper_bound": t1 - t0, "build": t2 - t1, "residues": t3 - t2, "eliminate": t4 - t3, "rank_value": r,
-           "shape": list(J.shape), "flint": None, "flint_rank": None}
+    out = {"upper_bound": t1 - t0, "build": t2 - t1, "residues": t3 - t2b, "eliminate": t4 - t3, "rank_value": r,
+           "shape": list(J.shape), "lu_shape": list(A.shape), "flint": None, "flint_rank": None}
     lu = [float_lu_seconds(J, clock)]
     if lu[0] < 2.0:  # short: best of three for both routes, back to back
         for _ in range(2):
-            A = residues_mod_p(J, F.p)
+            A = residues_mod_p(J, F.p, columns=keep)
             t3 = clock()
             eliminate_mod_p(A, F.p)
             out["eliminate"] = min(out["eliminate"], clock() - t3)
@@ -306,7 +312,9 @@ def targets(rows: list, meta: dict) -> list:
             k = (b["residues"] + b["eliminate"]) / b["lu_factor"]
             ok &= k <= 3
             parts.append(f"{k:.2f} ({r['family']}, P = {r['P']:,}; whole `dimension()` {r['ours'] / b['lu_factor']:.2f})")
-        out.append("* our exact rank (residues + blocked LU) / `lu_factor` of the same matrix for P >= 2,500: "
+        same = ("of the whole float Jacobian (ours eliminates the **LU shape** columns)"
+                if any("lu_shape" in r["breakdown"] for r in lu) else "of the same matrix")
+        out.append(f"* our exact rank (residues + blocked LU) / `lu_factor` {same} for P >= 2,500: "
                    + "; ".join(parts) + f". Target <= 3: {'met' if ok else 'NOT met'}.")
     for peer, name in (("singular", "Singular"), ("macaulay2", "Macaulay2")):
         cand = [r for r in rows if r["P"] >= 800 and peer in r and r[peer]["status"] != "absent"]
@@ -351,12 +359,15 @@ def markdown(rows: list, meta: dict) -> str:
     names = {"float": "numpy SVD", "sympy": "sympy", "singular": "Singular", "macaulay2": "Macaulay2"}
     clock = meta.get("clock", "wall")
     out = [SUBSECTION if meta.get("subsection") else SECTION, ""]
+    if meta.get("preface"):
+        out += [meta["preface"], ""]
+    route = meta.get("route", "blocked LU modulo p on float64 BLAS, `algebra/exact/elimination.py`, above 50,000 "
+                              "entries; flint below")
     out.append(
         "The rank of the Jacobian of a parametrization map at one point, answered side by side in one run "
         "(`benchmarks/bench_rank.py`; routes in `benchmarks/rank_peers.py`). **ours** = "
         "`algebra.engine.dimension(model)`: Jacobian at a random integer point mod p = "
-        f"{meta['prime']} built on integer arrays, its exact rank by `rank_mod_p` (blocked LU modulo p on float64 "
-        "BLAS, `algebra/exact/elimination.py`, above 50,000 entries; flint below), and the certified upper bound "
+        f"{meta['prime']} built on integer arrays, its exact rank by `rank_mod_p` ({route}), and the certified upper bound "
         "(every row below is certified: lower = upper); **+witness** also locates a nonsingular maximal minor. "
         "**numpy SVD**: `np.linalg.matrix_rank` of the float64 Jacobian (same shape) at a random real point, "
         "build included. **sympy**: symbolic Jacobian, `xreplace` of the same integer point, exact rank over Q by `to_DM().rank()`. "
@@ -396,16 +407,27 @@ def markdown(rows: list, meta: dict) -> str:
                    + "; ".join(f"{names[p]} on {fam} at P = {P}" for (fam, p), P in sorted(gave.items())) + ".")
         out.append("")
     if any("breakdown" in r for r in rows):
-        out.append("Where our time goes (one more run per size, seconds): upper bound (symmetry-field rank), Jacobian "
-                   "build, **residues** (the integer Jacobian reduced into one float64 array), **LU** (the blocked LU "
-                   "modulo p: rank and witness); **rest** = ours minus these four (the engine's identity checks of "
-                   "the symmetry fields, sampling). Beside them, on the same matrix: **flint** (numpy -> `nmod_mat` "
-                   f"conversion + `nmod_mat.rank`, the previous route; run up to P = {FLINT_MAX_P:,}) and **lu_factor** "
-                   "(LAPACK `dgetrf` of the float64 matrix; best of three when under 2 s, as for LU).")
+        pivots = any("lu_shape" in (r.get("breakdown") or {}) for r in rows)
+        if pivots:
+            out.append("Where our time goes (one more run per size, seconds): **fields** (the symmetry fields at the "
+                       "point, their exact rank and pivot columns), Jacobian build, **residues** (the integer Jacobian "
+                       "reduced into one float64 array, keeping the columns outside the fields' pivots: **LU shape**), "
+                       "**LU** (the blocked LU modulo p: rank and witness); **rest** = ours minus these four (the "
+                       "engine's identity check of the symmetry fields, sampling). Beside them, on the whole Jacobian: "
+                       "**flint** (numpy -> `nmod_mat` conversion + `nmod_mat.rank`, the route before issue 14; run up "
+                       f"to P = {FLINT_MAX_P:,}) and **lu_factor** (LAPACK `dgetrf` of the float64 Jacobian; best of "
+                       "three when under 2 s, as for LU).")
+        else:
+            out.append("Where our time goes (one more run per size, seconds): upper bound (symmetry-field rank), Jacobian "
+                       "build, **residues** (the integer Jacobian reduced into one float64 array), **LU** (the blocked LU "
+                       "modulo p: rank and witness); **rest** = ours minus these four (the engine's identity checks of "
+                       "the symmetry fields, sampling). Beside them, on the same matrix: **flint** (numpy -> `nmod_mat` "
+                       f"conversion + `nmod_mat.rank`, the previous route; run up to P = {FLINT_MAX_P:,}) and **lu_factor** "
+                       "(LAPACK `dgetrf` of the float64 matrix; best of three when under 2 s, as for LU).")
         out.append("")
-        out.append("| model | P | J shape | upper bound | build | residues | LU | rest | ours | flint | lu_factor | "
-                   "(residues+LU)/lu_factor | flint/(residues+LU) |")
-        out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        out.append("| model | P | J shape | " + ("LU shape | fields" if pivots else "upper bound") + " | build | residues | "
+                   "LU | rest | ours | flint | lu_factor | (residues+LU)/lu_factor | flint/(residues+LU) |")
+        out.append("|---|---|---|" + ("---|" if pivots else "") + "---|---|---|---|---|---|---|---|---|---|")
         for r in rows:
             b = r.get("breakdown")
             if b and "residues" in b:  # runs before the blocked LU recorded convert/rank instead
@@ -414,11 +436,14 @@ def markdown(rows: list, meta: dict) -> str:
                 fl = f"{b['flint']:.3g}" if b["flint"] is not None else "—"
                 if b["flint_rank"] is not None and b["flint_rank"] != b["rank_value"]:
                     fl += f" (rank {b['flint_rank']}!)"
-                out.append(f"| {r['label']} | {r['P']} | {b['shape'][0]} x {b['shape'][1]} | {b['upper_bound']:.3g} | "
+                lu_shape = f"{b['lu_shape'][0]} x {b['lu_shape'][1]} | " if pivots else ""
+                out.append(f"| {r['label']} | {r['P']} | {b['shape'][0]} x {b['shape'][1]} | {lu_shape}{b['upper_bound']:.3g} | "
                            f"{b['build']:.3g} | {b['residues']:.3g} | {b['eliminate']:.3g} | {rest:.3g} | {r['ours']:.3g} | "
                            f"{fl} | {b['lu_factor']:.3g} | {_share(exact, b['lu_factor'])} | "
                            f"{_share(b['flint'], exact) if b['flint'] is not None else '—'} |")
         out.append("")
+    if meta.get("notes"):
+        out += ["Reading these figures:", ""] + [f"* {note}" for note in meta["notes"]] + [""]
     return "\n".join(out) + "\n"
 
 
@@ -504,7 +529,10 @@ def main(argv=None) -> int:
     meta = {"command": "python benchmarks/bench_rank.py " + " ".join(argv if argv is not None else sys.argv[1:]),
             "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "seed": args.seed, "cap": args.cap,
             "machine": machine_info(), "versions": tool_versions(), "prime": PrimeField().p,
-            "blas_threads": args.blas_threads, "clock": args.clock, "subsection": args.subsection}
+            "blas_threads": args.blas_threads, "clock": args.clock, "subsection": args.subsection,
+            "route": f"blocked LU modulo p on float64 BLAS, `algebra/exact/elimination.py`, from {FLINT_MAX_ENTRIES:,} "
+                     "entries, flint below; on the columns left once the symmetry fields' pivot columns are removed, "
+                     "`algebra/engine/fields.py`"}
     clock = CLOCKS[args.clock]
     rows, gave_up = [], {}
     bar = tqdm(cases, desc="jacobian rank", unit="size")

@@ -74,7 +74,7 @@ from math import ceil, floor, log2
 import numpy as np
 
 from algebra.engine.bottleneck import bottleneck_bounds
-from algebra.engine.fields import symmetry_rank
+from algebra.engine.fields import symmetry_pivots, symmetry_rank
 from algebra.engine.identities import IdentityCheck, cramer_fields_hold, image_equations_hold, kernel_fields_hold
 from algebra.errors import AlgebraError, InputError, NotFinishedError, ResourceError
 from algebra.exact.field import DEFAULT_PRIME, PrimeField, RationalField
@@ -285,12 +285,33 @@ def _shortfall(p: int) -> str:
     return f"<= 2^-{floor((SKETCH_OVERSAMPLE + 1) * log2(p - 1))} (p^-{SKETCH_OVERSAMPLE} / (p - 1); costs only the certificate)"
 
 
+def _take_columns(J: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """``J[:, cols]`` (``cols`` increasing) in ``J``'s own memory when ``J`` is C-contiguous, else a copy.
+
+    Row chunks are gathered and written back from the start of the buffer: chunk ``i`` lands before row
+    ``i + step`` begins (``len(cols) <= P``), so no row is overwritten before it is read.
+    """
+    m, P = J.shape
+    if not (J.flags.c_contiguous and J.flags.writeable):
+        return J[:, cols]
+    k = len(cols)
+    flat = J.reshape(-1)
+    step = max(1, (1 << 20) // max(1, P))
+    for i in range(0, m, step):
+        part = J[i : i + step][:, cols]
+        flat[i * k : i * k + part.size] = part.ravel()
+    return flat[: m * k].reshape(m, k)
+
+
 def _lower_bound(model: Model, theta, X, F, direct: bool, rows: int, *, sketch_rows: int | None, sketch_seed: int,
-                 witness: bool, max_memory: int | None, max_entries: int | None) -> tuple:
+                 witness: bool, max_memory: int | None, max_entries: int | None, columns=None) -> tuple:
     """``(lower, witness, sketch record, predicted peak, J)``: the exact rank of J or of a row sketch of it.
 
+    ``columns`` (increasing parameter indices, or None for all): rank ``J[:, columns]`` instead, a lower
+    bound on ``rank J`` as any column submatrix is (the engine passes the columns left once the symmetry
+    fields' pivot columns are removed: :mod:`algebra.engine.fields`).  The witness columns are ``J``'s.
     ``witness``, ``record`` and ``J`` are ``None`` where not computed (``J`` is ``None`` once the rank
-    has reused its memory: only the rank over Q leaves it intact).
+    has reused its memory or kept only some columns: only the rank over Q of all columns leaves it intact).
     """
     P = model.parameter_count
     if sketch_rows is not None and model.n_inputs == 0 and hasattr(model, "jacobian_sketch"):
@@ -300,24 +321,26 @@ def _lower_bound(model: Model, theta, X, F, direct: bool, rows: int, *, sketch_r
         S = model.jacobian_sketch(theta, F, s, np.random.default_rng(np.random.SeedSequence(sketch_seed)))
         record = {"rows": s, "jacobian_rows": rows, "seed": sketch_seed, "route": f"{type(model).__name__}.jacobian_sketch",
                   "shortfall_probability": _shortfall(F.p)}
-        return rank_mod_p(S, F.p, overwrite=True), None, record, need, None
+        return rank_mod_p(S, F.p, overwrite=True, columns=columns), None, record, need, None
     if max_entries is not None:
         _check_size(rows, P, max_entries)
     need = _rank_need(rows, P, F, sketch_rows=sketch_rows, witness=witness)
     _check_memory(need, f"the {rows:,} x {P:,} Jacobian ({rows * P:,} entries) and its exact rank", max_memory)
     J = _jacobian(model, theta, X, F, direct)
+    if columns is not None and (sketch_rows is not None or F.p is None):
+        J = _take_columns(J, columns)  # the exact ranks below gather the columns while reducing
     if sketch_rows is not None:
         sk = sketched_rank_mod_p(J, F.p, expected_rank=sketch_rows, oversample=0, seed=sketch_seed)
         record = {"rows": sk.rows, "jacobian_rows": rows, "seed": sketch_seed, "route": "sketched_rank_mod_p",
                   "shortfall_probability": _shortfall(F.p)}
         return sk.rank, None, record, need, None
     if F.p is None:
-        return rank_over_q(J), None, None, need, J
+        return rank_over_q(J), None, None, need, J if columns is None else None
     # the rank reuses J's memory (no float64 copy); the rare caller that needs J again rebuilds it
     if witness:
-        wit = rank_with_witness(J, F.p, overwrite=True)
+        wit = rank_with_witness(J, F.p, overwrite=True, columns=columns)
         return wit.rank, wit, None, need, None
-    return rank_mod_p(J, F.p, overwrite=True), None, None, need, None
+    return rank_mod_p(J, F.p, overwrite=True, columns=columns), None, None, need, None
 
 
 def _jacobian(model: Model, theta, X, F, direct: bool):
@@ -341,7 +364,7 @@ class _Ladder:
         self.rng_sz, self.rng_cut = rng_sz, rng_cut
         self.P = model.parameter_count
         self.ambient = model.ambient_dimension()
-        self.symmetry_rank = symmetry_rank(model, theta, L)
+        self.symmetry_rank, self.symmetry_columns = symmetry_pivots(model, theta, L)
         self.equation_rank = 0
         self.notes: list = []
         self._cache: dict = {}
@@ -603,6 +626,8 @@ def dimension(
     s_rows = min(cheap, P) + SKETCH_OVERSAMPLE
     sketch, peak = None, 0
     previous, cramer_skipped = None, False  # the rank before the last doubling; the Cramer skip is noted once
+    # rank only the columns the symmetry fields do not prove dependent (fields.py): same rank when J X = 0
+    columns = np.setdiff1d(np.arange(P), ladder.symmetry_columns) if ladder.symmetry_rank else None
     while True:
         if direct:
             rows = n_out if model.n_inputs == 0 else n_out * n_monomials
@@ -615,7 +640,7 @@ def dimension(
         use = s_rows if sketching and rows >= SKETCH_RATIO * s_rows else None
         lower, wit, sketch, need, J = _lower_bound(model, theta, X, F, direct, rows, sketch_rows=use,
                                                    sketch_seed=sketch_seed, witness=witness, max_memory=max_memory,
-                                                   max_entries=max_entries)
+                                                   max_entries=max_entries, columns=columns)
         peak = max(peak, need)
         best = None
         for rung in RUNGS[:-1]:
@@ -629,6 +654,12 @@ def dimension(
             ladder.notes.append(f"the {sketch['rows']}-row sketch gave rank {lower} < upper bound {best.value}: "
                                 "recomputed without a sketch")
             sketching = False
+            continue
+        if best.value > lower and columns is not None and ladder.candidate("symmetry") is None:
+            # the fields' pivot columns are dependent when J X = 0; that identity failed or was not tested
+            ladder.notes.append(f"the {P - ladder.symmetry_rank} columns outside the symmetry fields' pivots gave rank "
+                                f"{lower} < upper bound {best.value}: recomputed with all {P} columns")
+            columns = None
             continue
         cramer_fits = lower <= MAX_CRAMER_RANK and lower * P <= MAX_CRAMER_ENTRIES
         if best.value > lower and not cramer_fits and not cramer_skipped:

@@ -199,13 +199,36 @@ def _fmpz_mod_mat(A, q: int):
 
 
 def _random_vector(rng, n: int, G: ResidueField) -> np.ndarray:
-    return G.array([int.from_bytes(rng.bytes(SZ_BITS // 8 + 2), "big") for _ in range(n)])
+    """``n`` residues modulo ``G.p`` from ``SZ_BITS + 16`` random bits each (one draw from ``rng``).
+
+    Each residue has probability at most ``(1 + 2^-15) / q``, which is what the Schwartz–Zippel bound needs
+    (the lemma holds for independent coordinates whose values each have probability ``<= 1/q`` up to that factor).
+    """
+    width = SZ_BITS // 8 + 2
+    data = rng.bytes(width * n)
+    out = np.empty(n, dtype=object)
+    out[:] = [int.from_bytes(data[k * width : (k + 1) * width], "big") % G.p for k in range(n)]
+    return out
 
 
 def _random_point(model, rng, G: ResidueField):
-    theta = G.array([int.from_bytes(rng.bytes(SZ_BITS // 8 + 2), "big") for _ in range(model.parameter_count)])
-    x = G.array([[int.from_bytes(rng.bytes(SZ_BITS // 8 + 2), "big") for _ in range(model.n_inputs)]])
-    return theta, x.reshape(1, model.n_inputs)
+    theta = _random_vector(rng, model.parameter_count, G)
+    return theta, _random_vector(rng, model.n_inputs, G).reshape(1, model.n_inputs)
+
+
+def _combine_rows(c: np.ndarray, S: np.ndarray, G: ResidueField) -> np.ndarray:
+    """``c^T S`` over ``G`` touching only the nonzero entries of ``S`` (symmetry fields are sparse).
+
+    The same vector as ``G.matmul(c[None, :], S)[0]``: the zero entries add nothing.
+    """
+    i, j = np.nonzero(S != 0)  # one comparison per entry, then a boolean scan (faster than nonzero on objects)
+    v = np.zeros(S.shape[1], dtype=object)
+    if i.size:
+        order = np.argsort(j, kind="stable")
+        js = j[order]
+        starts = np.flatnonzero(np.r_[True, js[1:] != js[:-1]])
+        v[js[starts]] = np.add.reduceat((c[i] * S[i, j])[order], starts) % G.p
+    return v
 
 
 def _run(model, rng, degree: int, what: str, test) -> IdentityCheck:
@@ -286,7 +309,7 @@ def kernel_fields_hold(model, rng: np.random.Generator) -> IdentityCheck:
         if not S.shape[0]:
             return True
         # J S^T != 0 implies J S^T c != 0 for all but a 1/q fraction of combinations c
-        v = G.matmul(_random_vector(rng, S.shape[0], G)[None, :], S)[0]
+        v = _combine_rows(_random_vector(rng, S.shape[0], G), S, G)
         if jvp:  # J v without J (module docstring)
             return not any(jacobian_vector_product(model, theta, x, v, G))
         return not any(G.matmul(model.jacobian(theta, x, G), v[:, None]).ravel())

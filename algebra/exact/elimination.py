@@ -16,32 +16,46 @@ Why these choices (measured on the shared 2-core CI machine, OpenBLAS
 
 * **reduction** ``x - p * rint(x / p)`` costs 1.6 ns per entry; ``np.fmod``
   costs 37 ns per entry (it calls libm's ``fmod``), 23x more.  The result
-  lies in ``[-p/2 - 2, p/2 + 2]`` for ``|x| < 2**53``, so for ``p >= 5`` it
-  is zero exactly when ``x`` is divisible by ``p`` (the zero test of a
-  pivot); ``p < 5`` takes a second pass.
+  lies in ``[-p/2 - 2, p/2 + 2]`` for ``|x| < 2**53``.
 * **lazy reduction**: the trailing matrix is reduced only when the bound on
   its entries would pass ``2**53`` (every ~30,000 eliminated pivots for the
   default prime), so one trailing update costs one GEMM plus one subtraction
   pass (0.7 ns per entry).
-* **panels** of ``block = 256`` columns, factored recursively (halving the
-  columns, Toledo 1997) down to leaves of 16 columns, each eliminated in
-  one block step when its top 16 x 16 block is invertible (one flint
-  inverse and one GEMM), by rank-one updates otherwise.  At 2000 x 2000,
-  flat panels eliminated by rank-one updates only took 0.47 s (64 columns)
-  and 0.96 s (256 columns: the rank-one updates dominate) against 0.22 s
-  for LAPACK's ``dgetrf``; recursive 256-column
-  panels took 0.32 s against 0.16 s for ``dgetrf`` in the same run (blocks
-  of 128 and 512 columns: 0.35 s each).  Block-step leaves then took the
-  CPU time from 0.055 to 0.042 s at 816 x 867 and from 0.19 to 0.14 s at
-  1540 x 1617 (leaves of 32 or 64 columns: slower than 16).
+* **no triangular factor** (issue 14, second round).  A panel returns its
+  pivot rows, pivot columns and the multipliers ``M = A21 A11^-1`` of the
+  other rows; the Schur complement ``A22 - M A12`` uses the pivot rows as
+  they are, so neither ``L11^-1 A12`` nor an explicit inverse of a block
+  unit-lower factor is formed (the first version applied a dense ``k x k``
+  inverse to the pivot rows of every trailing update and joined those
+  inverses at every recursion node: ~25% more flops at 816 x 867).
+* **panels** of :func:`panel_width` columns (128 up to 2,000 rows or
+  columns, :data:`BLOCK` = 256 above), factored recursively on column
+  halves (Toledo 1997) down to leaves of :data:`LEAF` = 16 columns.  In
+  units of one fixed 700 x 128 x 740 GEMM measured in the same run (the
+  machine's load moves absolute times 2--5x), the 816 x 816 shallow
+  Jacobian took 2.3 units with 128- or 256-column panels and 16-column
+  leaves, 2.5--3.4 with 64-column panels, 3.0--4.5 with 32-column leaves
+  and 6.1 with 64-column leaves (a leaf's cost is converting its block to
+  and from python-flint).
+* **leaves**: one block step per leaf.  The pivot block is the top
+  ``16 x 16`` block when it is invertible (the usual case for a generic
+  Jacobian); otherwise ``16`` independent rows among up to ``64``
+  candidates (for each column its sparsest rows with a nonzero there, then
+  the densest rows; flint ``rref`` of their transpose) -- 9 of the 51
+  leaves of the 816 x 816 shallow Jacobian need it, and it succeeds on
+  all 9; otherwise the independent rows of the whole leaf and the
+  independent columns among them (flint ``rref``: a leaf of rank below 16).
+  Rank-one updates column by column (~10 numpy calls per column) are gone.
+* **wide matrices** (fewer rows than columns, at most
+  :data:`TRANSPOSE_MAX_ENTRIES` entries) are eliminated transposed: a leaf
+  whose columns are dependent cannot take a block step, and a wide
+  Jacobian with a large kernel has ``n - rank`` dependent columns, its
+  transpose only ``m - rank``.
 * **pivoting**: any nonzero residue is a valid pivot over GF(p), and any
-  invertible block a valid block pivot.  A leaf takes its top rows when
-  their block is invertible; otherwise it takes, column by column, the first
-  nonzero entry below the pivots found so far, and a column with none is
-  dependent on the earlier pivot columns and is skipped.  The pivot rows and
-  pivot columns then index a nonsingular ``rank x rank`` submatrix of the
-  input (its block LU factors have invertible diagonal blocks): the witness
-  minor, with no second elimination.
+  invertible block a valid block pivot.  The pivot rows and pivot columns
+  index a nonsingular ``rank x rank`` submatrix of the input (its block LU
+  factors have invertible diagonal blocks, the Schur complements of the
+  successive pivot blocks): the witness minor, with no second elimination.
 
 The rank of an integer matrix modulo ``p`` is a lower bound on its rank over
 Q (a nonzero minor modulo ``p`` is a nonzero integer).
@@ -68,14 +82,19 @@ __all__ = [
     "exact_terms",
     "predicted_peak_bytes",
     "check_memory",
+    "panel_width",
     "residues_mod_p",
+    "rref_pivot_columns",
+    "TRANSPOSE_MAX_ENTRIES",
 ]
 
 _TWO53 = float(2**53)
-#: columns per panel of the right-looking outer loop (see the module docstring)
+#: columns per panel of the right-looking outer loop above 2,000 rows and columns (see :func:`panel_width`)
 BLOCK = 256
-#: columns eliminated by rank-one updates at the bottom of the panel recursion
+#: columns of a leaf of the panel recursion (one block step each)
 LEAF = 16
+#: a wide matrix (rows < cols) with at most this many entries is eliminated transposed (a copy of 8 bytes per entry)
+TRANSPOSE_MAX_ENTRIES = 2**22
 #: rows per chunk of a trailing update (bounds the GEMM temporary to CHUNK_ROWS x cols)
 CHUNK_ROWS = 512
 
@@ -106,6 +125,17 @@ def blas_supports(p: int) -> bool:
     (True, False)
     """
     return exact_terms(p) >= BLOCK
+
+
+def panel_width(rows: int, cols: int) -> int:
+    """Columns per panel for a ``rows x cols`` elimination (see the module docstring for the measurements).
+
+    Examples
+    --------
+    >>> panel_width(816, 867), panel_width(5000, 5000)
+    (128, 256)
+    """
+    return 128 if min(rows, cols) <= 2000 else BLOCK
 
 
 def _reduce(x: np.ndarray, p: float, pinv: float, tmp: np.ndarray | None = None) -> np.ndarray:
@@ -144,7 +174,7 @@ def _object_residue(v, p: int, where, argument: str) -> int:
     raise InputError(argument, f"entry {v!r} of type {type(v).__name__} at {where}", "integers or Fractions")
 
 
-def residues_mod_p(J, p: int, *, overwrite: bool = False, argument: str = "matrix") -> np.ndarray:
+def residues_mod_p(J, p: int, *, overwrite: bool = False, argument: str = "matrix", columns=None) -> np.ndarray:
     """The residues of an exact matrix modulo ``p`` as a C-ordered float64 array, values in ``[0, p)``.
 
     Integer arrays are reduced with no Python loop; float arrays must hold
@@ -164,6 +194,11 @@ def residues_mod_p(J, p: int, *, overwrite: bool = False, argument: str = "matri
         memory for the result (``J`` is destroyed); otherwise a new array.
     argument : str
         The name reported in errors.
+    columns : sequence of int, optional
+        Keep only these columns (``J[:, columns]``); with ``overwrite`` on a
+        C-contiguous ``int64`` ``J`` they are gathered in the same pass that
+        reduces them, into ``J``'s memory (row chunk ``i`` is written before
+        row ``i + step`` begins, so nothing is overwritten before it is read).
 
     Examples
     --------
@@ -186,11 +221,23 @@ def residues_mod_p(J, p: int, *, overwrite: bool = False, argument: str = "matri
     kind = a.dtype.kind
     if kind in "iub":
         if overwrite and a.dtype == np.int64 and a.flags.c_contiguous and a.flags.writeable and a.size:
-            out = a.view(np.float64)
             step = max(1, (1 << 20) // max(1, a.shape[1]))
+            if columns is None:
+                out = a.view(np.float64)
+                for i in range(0, a.shape[0], step):
+                    out[i : i + step] = np.remainder(a[i : i + step], p)  # computed before it is written back
+                return out
+            columns = np.asarray(columns, dtype=np.intp)
+            k = columns.size
+            flat = a.reshape(-1).view(np.float64)
             for i in range(0, a.shape[0], step):
-                out[i : i + step] = np.remainder(a[i : i + step], p)  # computed before it is written back
-            return out
+                part = np.remainder(a[i : i + step][:, columns], p)  # a copy, read before it is written back
+                flat[i * k : i * k + part.size] = part.ravel()
+            return flat[: a.shape[0] * k].reshape(a.shape[0], k)
+    if columns is not None:
+        a = a[:, np.asarray(columns, dtype=np.intp)]
+        overwrite = True  # a fresh copy
+    if kind in "iub":
         out = np.empty(a.shape, dtype=np.float64)
         if a.size:
             np.remainder(a if kind != "b" else a.astype(np.int64), p, out=out)
@@ -264,8 +311,11 @@ def predicted_peak_bytes(rows: int, cols: int, *, method: str = "blas", overwrit
         return rows * cols * (8 + 8 + 36 + 8 + 8 + (8 if witness else 0))
     if method != "blas":
         raise InputError("method", method, "'blas' or 'flint'")
-    b = min(BLOCK, cols)
     working = 0 if overwrite else 8 * rows * cols
+    if rows < cols and rows * cols <= TRANSPOSE_MAX_ENTRIES:  # eliminate_mod_p works on a transposed copy
+        working += 8 * rows * cols
+        rows, cols = cols, rows
+    b = min(BLOCK, cols)
     panel = 8 * (3 * rows * b + 2 * b * cols + b * b)
     gemm = 8 * min(CHUNK_ROWS, rows) * cols
     return working + panel + gemm + 16 * rows + 8 * cols
@@ -320,12 +370,13 @@ class Elimination:
 class _Context:
     """Constants of one elimination: the prime as a float, its inverse, the exact-sum bound."""
 
-    def __init__(self, p: int):
+    def __init__(self, p: int, want_det: bool = False):
         self.p = p
         self.fp = float(p)
         self.pinv = 1.0 / p
         self.h = p // 2 + 2
         self.sq = float(self.h) * self.h
+        self.want_det = want_det
         self.pivots: list = []
         self.swaps = 0
 
@@ -340,190 +391,167 @@ def _permute_rows(V: np.ndarray, perm: np.ndarray) -> None:
         V[moved] = V[perm[moved]]
 
 
-def _small_unit_lower_inverse(L: np.ndarray, ctx: _Context) -> np.ndarray:
-    """Inverse modulo p of ``tril(L, -1) + I`` for a small ``k x k`` ``L`` (forward substitution, reduced)."""
-    k = L.shape[0]
-    X = np.eye(k)
-    for i in range(1, k):
-        X[i, :i] = -(L[i, :i] @ X[:i, :i])
-        ctx.reduce(X[i, :i])
-    return X
-
-
-def _join_inverses(X1: np.ndarray, Lb: np.ndarray, X2: np.ndarray, ctx: _Context) -> np.ndarray:
-    """``[[A, 0], [B, C]]^-1 = [[A^-1, 0], [-C^-1 B A^-1, C^-1]]`` from ``X1 = A^-1``, ``Lb = B``, ``X2 = C^-1``."""
-    k1, k2 = X1.shape[0], X2.shape[0]
-    X = np.zeros((k1 + k2, k1 + k2))
-    X[:k1, :k1] = X1
-    X[k1:, k1:] = X2
-    if k1 and k2:
-        T = Lb if _is_identity(X1) else Lb @ X1
-        if not _is_identity(X2):
-            ctx.reduce(T)
-            T = X2 @ T
-        ctx.reduce(T)
-        X[k1:, :k1] = -T
-    return X
-
-
-class _Identity(np.ndarray):
-    """An identity matrix tagged as such, so that products with it are skipped."""
-
-
-def _identity(k: int) -> np.ndarray:
-    return np.eye(k).view(_Identity)
-
-
-def _is_identity(X) -> bool:
-    return isinstance(X, _Identity)
-
-
-def _apply(X: np.ndarray, B: np.ndarray, ctx: _Context) -> None:
-    """``B <- X B mod p`` in place (``X`` the inverse of a unit lower-triangular factor)."""
-    if X.shape[0] > 1 and not _is_identity(X):
-        B[...] = X @ B
-        ctx.reduce(B)
-
-
-def _leaf(B: np.ndarray, ctx: _Context):
-    """Eliminate a narrow panel (rows x w, entries reduced): one block step when possible, else rank-one updates.
-
-    When the top ``w x w`` block ``A11`` is invertible modulo p (the usual
-    case for a generic Jacobian), block elimination ``[A11; A21] -> [A11;
-    A21 A11^-1]`` needs one small inverse (python-flint) and one GEMM: the
-    ``w`` columns are all pivots, the top rows are the pivot rows, the
-    multipliers are ``A21 A11^-1`` and the unit lower factor of the leaf is
-    the identity.  It replaces ``w`` rounds of rank-one updates (~20 numpy
-    calls each): 25--30% less time at 800 x 900 (module docstring).
-    """
-    import flint
-
-    rows, w = B.shape
-    perm = np.arange(rows)
-    if rows >= w:
-        A11 = _nmod(B[:w], ctx)
-        d = int(A11.det())
-        if not d and _independent_rows_to_top(B, perm, ctx):
-            A11 = _nmod(B[:w], ctx)
-            d = int(A11.det())
-        if d:
-            inv = np.array([int(v) for v in A11.inv().entries()], dtype=np.float64).reshape(w, w)
-            ctx.pivots.append(d)
-            low = B[w:]
-            low[...] = low @ inv  # |entries| <= h, inverse in [0, p): w products per entry, exact
-            ctx.reduce(low)
-            return w, list(range(w)), perm, _identity(w)
-    k, cols, perm2, X = _rank_one_leaf(B, ctx)
-    return k, cols, perm[perm2], X
-
-
 def _nmod(B: np.ndarray, ctx: _Context):
-    """``flint.nmod_mat`` of a small block of residues."""
+    """``flint.nmod_mat`` of a small block of reduced residues (``|b| < 2**53``, any sign)."""
     import flint
 
     m, n = B.shape
-    return flint.nmod_mat(m, n, [int(v) % ctx.p for v in B.ravel().tolist()], ctx.p)
+    # via fmpz_mat: ~100 ns per entry, against ~160 for the nmod_mat list constructor (python-flint 0.9)
+    return flint.nmod_mat(flint.fmpz_mat(m, n, np.remainder(B.astype(np.int64), ctx.p).ravel().tolist()), ctx.p)
 
 
-def _independent_rows_to_top(B: np.ndarray, perm: np.ndarray, ctx: _Context) -> bool:
-    """Swap ``w`` independent rows among the first ``4 w`` of ``B`` (rows x w) to the top, if there are.
+def _block_inverse(B: np.ndarray, ctx: _Context):
+    """The inverse modulo p of the small square block ``B`` as a float64 array, or None when it is singular.
 
-    Structured Jacobians (zero rows, repeated monomials) often have a
-    singular top block; the first independent rows are the pivot columns of
-    ``rref`` of the transposed block.  Returns False (nothing moved) when the
-    first ``4 w`` rows have rank below ``w``.
+    Records the determinant (a pivot of the square determinant) when the elimination needs it.
     """
-    rows, w = B.shape
-    tall = min(rows, 4 * w)
-    if tall <= w:
-        return False
-    R, r = _nmod(B[:tall].T, ctx).rref()
-    if int(r) < w:
-        return False
-    entries = [int(v) for v in R.entries()]
-    sel, j = [], 0
-    for i in range(w):  # pivot column of row i of the reduced echelon form
-        while entries[i * tall + j] == 0:
+    A = _nmod(B, ctx)
+    if ctx.want_det:
+        d = int(A.det())
+        if not d:
+            return None
+        ctx.pivots.append(d)
+    try:
+        inv = A.inv()
+    except ZeroDivisionError:  # singular block
+        return None
+    w = B.shape[0]
+    return np.array([int(v) for v in inv.entries()], dtype=np.float64).reshape(w, w)
+
+
+def rref_pivot_columns(R, rank: int, ncols: int) -> list:
+    """Pivot columns of a matrix in reduced row echelon form (``flint`` ``rref``; scans ~``ncols`` entries)."""
+    cols, j = [], 0
+    for i in range(rank):
+        while j < ncols and int(R[i, j]) == 0:
             j += 1
-        sel.append(j)
+        cols.append(j)
         j += 1
+    return cols
+
+
+def _independent_rows(B: np.ndarray, ctx: _Context) -> list:
+    """The first maximal set of independent rows of ``B`` modulo p (increasing), by flint's ``rref`` of ``B^T``."""
+    R, r = _nmod(B.T, ctx).rref()
+    return rref_pivot_columns(R, int(r), B.shape[0])
+
+
+def _rows_to_top(B: np.ndarray, sel, perm: np.ndarray, ctx: _Context) -> None:
+    """Exchange the rows ``sel`` (increasing) of ``B`` into the top positions, recording the exchanges."""
     for t, i in enumerate(sel):  # increasing, i >= t: row t is never a later selected row
         if i != t:
             B[[t, i]] = B[[i, t]]
             perm[t], perm[i] = perm[i], perm[t]
-            ctx.swaps += 1
-    return True
+            ctx.swaps += 1  # every row exchange of the whole elimination happens here
 
 
-def _rank_one_leaf(B: np.ndarray, ctx: _Context):
-    """Unblocked elimination of a narrow panel (rows x w, entries reduced) by rank-one updates."""
+def _candidate_rows(B: np.ndarray, count: int) -> np.ndarray:
+    """Up to ``count`` rows (increasing) likely to hold a nonsingular block of ``B`` (rows x w).
+
+    For every column, its ``count / w`` sparsest rows with a nonzero there
+    (in a sparse structured panel the rows private to one column make a
+    triangular block), then the densest of the other rows.
+    """
+    Z = B != 0
+    w = B.shape[1]
+    density = np.count_nonzero(Z, axis=1)
+    order = np.argsort(density, kind="stable")
+    order = order[density[order] > 0]
+    Zs = Z[order]
+    first = (Zs & (np.cumsum(Zs, axis=0) <= max(1, count // w))).any(axis=1)
+    picked = order[first][:count]
+    if picked.size < count:  # fill up with the densest other rows
+        picked = np.concatenate([picked, order[~first][::-1][: count - picked.size]])
+    return np.sort(picked)
+
+
+def _leaf(B: np.ndarray, ctx: _Context):
+    """Eliminate a narrow panel (rows x w, entries reduced) in one block step.
+
+    Returns ``(k, cols, perm, M)`` as :func:`_panel`.  The pivot block is
+    found in three tries, cheapest first: the top ``w`` rows (the usual case
+    for a generic Jacobian); ``w`` independent rows among ``4 w``
+    candidates (:func:`_candidate_rows`; structured Jacobians: zero rows,
+    repeated monomials); and
+    otherwise the independent rows of the whole leaf and the independent
+    columns among them (flint ``rref``: a leaf of rank below ``w``).  Then
+    the multipliers are ``M = A21 A11^-1`` for the pivot block ``A11``: one
+    small inverse (python-flint) and one GEMM instead of ``w`` rounds of
+    rank-one updates (~10 numpy calls per column).
+    """
     rows, w = B.shape
     perm = np.arange(rows)
-    cols = []
-    t = 0
-    for j in range(w):
-        if t >= rows:
-            break
-        col = B[t:, j]
-        ctx.reduce(col)
-        if ctx.p < 5:  # |r| <= p/2 + 2 < p after one pass only for p >= 5
-            ctx.reduce(col)
-        nz = np.flatnonzero(col)
-        if nz.size == 0:
-            continue
-        i = t + int(nz[0])
-        if i != t:
-            B[[t, i]] = B[[i, t]]
-            perm[t], perm[i] = perm[i], perm[t]
-            ctx.swaps += 1  # every row exchange of the whole elimination happens here
-        piv = int(B[t, j]) % ctx.p
-        ctx.pivots.append(piv)
-        below = B[t + 1 :, j]
-        below *= float(pow(piv, -1, ctx.p))
-        ctx.reduce(below)
-        if j + 1 < w and t + 1 < rows:
-            u = B[t, j + 1 :]
-            ctx.reduce(u)
-            B[t + 1 :, j + 1 :] -= np.multiply.outer(below, u)
-        cols.append(j)
-        t += 1
-    return t, cols, perm, _small_unit_lower_inverse(B[:t, cols], ctx)
+    inv = _block_inverse(B[:w], ctx) if rows >= w else None
+    if inv is None and rows > 4 * w:
+        cand = _candidate_rows(B, 4 * w)
+        sel = _independent_rows(B[cand], ctx)
+        if len(sel) == w:
+            _rows_to_top(B, cand[sel], perm, ctx)
+            inv = _block_inverse(B[:w], ctx)
+    if inv is not None:
+        M = B[w:] @ inv  # |entries| <= h, inverse in [0, p): w products per entry, exact
+        ctx.reduce(M)
+        return w, list(range(w)), perm, M
+    sel = _independent_rows(B, ctx)
+    k = len(sel)
+    if not k:
+        return 0, [], perm, np.zeros((rows, 0))
+    _rows_to_top(B, sel, perm, ctx)
+    cols = _independent_rows(B[:k].T, ctx)  # k independent columns of the k pivot rows: of the whole leaf
+    M = B[k:, cols] @ _block_inverse(B[:k, cols], ctx)  # the block is nonsingular by construction
+    ctx.reduce(M)
+    return k, cols, perm, M
 
 
 def _panel(B: np.ndarray, ctx: _Context):
-    """Rank-revealing LU of a panel (rows x w view, entries reduced), in place, recursive on column halves.
+    """Rank-revealing block elimination of a panel (rows x w view, entries reduced), recursive on column halves.
 
-    Returns ``(k, cols, perm, X)``: the number of pivots, their columns
-    (local), the row permutation applied (new row ``i`` was row ``perm[i]``)
-    and the inverse ``X`` of the ``k x k`` block unit lower-triangular
-    factor (identity blocks on the diagonal), which the caller applies to
-    the pivot rows of the columns to the right.
+    Returns ``(k, cols, perm, M)``: the number of pivots, their columns
+    (local), the row permutation applied (new row ``i`` was row ``perm[i]``;
+    the rows of ``B`` to the right of the pivot columns are permuted in
+    place, the pivot rows first) and the multipliers ``M = A21 A11^-1``
+    ((rows - k) x k, reduced), where ``A11`` is the nonsingular pivot block
+    and ``A21`` the other rows in the pivot columns.  Every column of the
+    panel is dependent on the pivot columns in the rows below the pivots,
+    so the Schur complement ``A22 - M A12`` of the columns to the right is
+    all that is left to eliminate: no triangular factor is ever formed.
+
+    Combining the halves: the left half gives ``M1`` for every non-pivot
+    row; the right half, updated by ``M1``, gives its pivot rows and ``M2``
+    for the rest; then ``M = [M1_rest - M2 M1_piv2, M2]`` (block Gaussian
+    elimination on ``[[P, Q], [R, S]]``: ``R P^-1 = M1_piv2``).
     """
     rows, w = B.shape
     if w <= LEAF:
         return _leaf(B, ctx)
     h = w // 2
-    k1, cols1, perm, X1 = _panel(B[:, :h], ctx)
+    k1, cols1, perm, M1 = _panel(B[:, :h], ctx)
+    if k1 >= rows:
+        return k1, cols1, perm, M1
     right = B[:, h:]
     _permute_rows(right, perm)
+    low = right[k1:]
     if k1:
-        top = right[:k1]
-        _apply(X1, top, ctx)
-        if rows > k1:
-            low = right[k1:]
-            low -= B[k1:, cols1] @ top  # the multipliers below the k1 pivots
-            ctx.reduce(low)
-    if k1 >= rows:
-        return k1, cols1, perm, X1
-    k2, cols2, perm2, X2 = _panel(right[k1:], ctx)
-    left = B[k1:, :h]
-    _permute_rows(left, perm2)
+        low -= M1 @ right[:k1]
+        ctx.reduce(low)
+    k2, cols2, perm2, M2 = _panel(low, ctx)
     perm[k1:] = perm[k1:][perm2]
-    X = _join_inverses(X1, left[:k2, cols1], X2, ctx)
-    return k1 + k2, cols1 + [h + c for c in cols2], perm, X
+    if not k2:
+        return k1, cols1, perm, M1
+    if not k1:
+        return k2, [h + c for c in cols2], perm, M2
+    M1 = M1[perm2]
+    M = np.empty((rows - k1 - k2, k1 + k2))
+    if M.shape[0]:
+        left = M[:, :k1]
+        np.matmul(M2, M1[:k2], out=left)
+        np.subtract(M1[k2:], left, out=left)
+        ctx.reduce(left)
+        M[:, k1:] = M2
+    return k1 + k2, cols1 + [h + c for c in cols2], perm, M
 
 
-def eliminate_mod_p(A: np.ndarray, p: int, *, block: int = BLOCK) -> Elimination:
+def eliminate_mod_p(A: np.ndarray, p: int, *, block: int | None = None) -> Elimination:
     """Rank-revealing LU of ``A`` modulo ``p``, in place; ``A`` is destroyed.
 
     Parameters
@@ -533,8 +561,8 @@ def eliminate_mod_p(A: np.ndarray, p: int, *, block: int = BLOCK) -> Elimination
         (as :func:`residues_mod_p` returns).
     p : int
         A prime with :func:`blas_supports` true (``p < 2**20`` and far beyond).
-    block : int
-        Columns per panel (default :data:`BLOCK`).
+    block : int, optional
+        Columns per panel (default :func:`panel_width` of the shape).
 
     Returns
     -------
@@ -555,8 +583,19 @@ def eliminate_mod_p(A: np.ndarray, p: int, *, block: int = BLOCK) -> Elimination
     if not blas_supports(p):
         raise InputError("p", p, f"a prime with at least {BLOCK} exact float64 terms (below about 2**21)")
     m, n = A.shape
-    ctx = _Context(int(p))
-    block = max(LEAF, min(int(block), exact_terms(ctx.p)))
+    if m < n and m * n <= TRANSPOSE_MAX_ENTRIES:
+        # eliminate A^T: its columns are A's m rows, so at most m - rank columns are dependent (a wide
+        # Jacobian with a large kernel has n - rank, each a leaf that cannot take a block step)
+        e = _eliminate(np.ascontiguousarray(A.T), p, block)
+        return Elimination(e.rank, e.cols, e.rows, e.det)
+    return _eliminate(A, p, block)
+
+
+def _eliminate(A: np.ndarray, p: int, block: int | None) -> Elimination:
+    m, n = A.shape
+    ctx = _Context(int(p), want_det=m == n)
+    block = panel_width(m, n) if block is None else int(block)
+    block = max(LEAF, min(block, exact_terms(ctx.p)))
     perm = np.arange(m)
     cols: list = []
     r = 0
@@ -570,30 +609,28 @@ def eliminate_mod_p(A: np.ndarray, p: int, *, block: int = BLOCK) -> Elimination
         panel = A[r:, c0:c1]
         if bound > ctx.h:
             ctx.reduce(panel)
-        k, local, lperm, X = _panel(panel, ctx)
+        k, local, lperm, M = _panel(panel, ctx)
         perm[r:] = perm[r:][lperm]
         cols += [c0 + j for j in local]
-        if k and c1 < n:
+        below = m - r - k
+        if k and below and c1 < n:
+            # the Schur complement: A22 <- A22 - M A12 (A12: the pivot rows, to the right of the panel)
             _permute_rows(A[r:, c1:], lperm)
             top = A[r : r + k, c1:]
             if bound > ctx.h:
                 ctx.reduce(top)
-            _apply(X, top, ctx)
-            below = m - r - k
-            if below:
-                if bound + k * ctx.sq >= _TWO53:
-                    ctx.reduce(A[r + k :, c1:])
-                    bound = float(ctx.h)
-                bound = max(bound, float(ctx.h)) + k * ctx.sq
-                L21 = panel[k:, local]  # the multipliers below the k pivots (a copy)
-                nc = n - c1
-                if gemm_tmp is None:
-                    gemm_tmp = np.empty((min(CHUNK_ROWS, m), n))
-                for s in range(0, below, CHUNK_ROWS):
-                    e = min(below, s + CHUNK_ROWS)
-                    T = gemm_tmp[: e - s, :nc]
-                    np.matmul(L21[s:e], top, out=T)
-                    A[r + k + s : r + k + e, c1:] -= T
+            if bound + k * ctx.sq >= _TWO53:
+                ctx.reduce(A[r + k :, c1:])
+                bound = float(ctx.h)
+            bound = max(bound, float(ctx.h)) + k * ctx.sq
+            nc = n - c1
+            if gemm_tmp is None:
+                gemm_tmp = np.empty((min(CHUNK_ROWS, m), n))
+            for s in range(0, below, CHUNK_ROWS):
+                e = min(below, s + CHUNK_ROWS)
+                T = gemm_tmp[: e - s, :nc]
+                np.matmul(M[s:e], top, out=T)
+                A[r + k + s : r + k + e, c1:] -= T
         r += k
         c0 = c1
     det = None

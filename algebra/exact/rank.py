@@ -9,16 +9,21 @@ BLAS thread, figures in BENCHMARKS.md, section "Jacobian rank"):
   columns) from the same elimination, where flint needs a second ``rref``.
 * ``"flint"`` -- ``nmod_mat.rank`` / ``rref`` after converting the residues
   through a flat Python list (the cheapest constructor python-flint offers).
-  It wins on small matrices, where the per-pivot Python overhead of the
-  blocked LU (~20 us) dominates, and it is the only route for primes too
-  large for exact float64 products (:func:`~algebra.exact.elimination.blas_supports`).
-  flint stays the reference the tests compare the kernel against.
-* ``method="auto"`` takes flint below :data:`FLINT_MAX_ENTRIES` = 50,000
-  entries and the blocked LU above.  Measured (``rank_mod_p`` including the
-  conversion, best of 7, one BLAS thread, load average ~4 on the 2 cores):
-  120 x 150: flint 2.9 ms, blocked 4.1 ms; 200 x 200: 8.3 / 9.6 ms;
-  200 x 250: 10.7 / 8.2 ms; 260 x 260: 12.9 / 12.2 ms; 300 x 400: 24 / 16 ms;
-  617 x 937: 310 / 113 ms; 1000 x 1000: 371 / 123 ms; 2000 x 2000: 3.7 / 1.0 s.
+  It wins on small matrices, where the per-leaf Python overhead of the
+  blocked LU (~0.2 ms per 16 columns) dominates, and it is the only route for
+  primes too large for exact float64 products
+  (:func:`~algebra.exact.elimination.blas_supports`).  flint stays the
+  reference the tests compare the kernel against.
+* ``method="auto"`` takes flint below :data:`FLINT_MAX_ENTRIES` = 20,000
+  entries and the blocked LU from there (it was 50,000 before the leaves
+  became single block steps).  Measured (``rank_mod_p`` including the
+  conversion, best of 7, one BLAS thread, load average 4--6 on the 2 cores;
+  flint / blocked, ms): dense planted-rank matrices 60 x 80: 0.63 / 0.59,
+  100 x 120: 1.7 / 1.0, 200 x 200: 10.4 / 2.5, 260 x 260: 20 / 4.0;
+  Jacobians of the benchmark models (structured, rank-deficient):
+  70 x 121: 1.1 / 0.95, shallow 120 x 135: 2.3 / 2.3, 120 x 181: 3.1 / 2.3,
+  shallow 220 x 242: 13.9 / 9.5; but sparse symmetry fields 65 x 181:
+  1.5 / 6.5 (the engine peels those first: :mod:`algebra.engine.fields`).
 * over Q, ``fmpq_mat.rank`` (fraction-free inside flint) is exact but slow;
   it is used for cross-checks and on request.
 
@@ -48,6 +53,7 @@ from algebra.exact.elimination import (
     eliminate_mod_p,
     exact_residues,
     residues_mod_p,
+    rref_pivot_columns,
 )
 
 __all__ = [
@@ -66,7 +72,7 @@ __all__ = [
 
 METHODS = ("auto", "blas", "flint")
 #: below this many entries ``method="auto"`` uses flint (see the module docstring)
-FLINT_MAX_ENTRIES = 50_000
+FLINT_MAX_ENTRIES = 20_000
 
 
 @dataclass(frozen=True)
@@ -113,11 +119,23 @@ def to_nmod_mat(J, p: int):
     return flint.nmod_mat(flint.fmpz_mat(m, n, exact_residues(J, p)), p)
 
 
-def _eliminate(J, p: int, overwrite: bool):
-    return eliminate_mod_p(residues_mod_p(J, p, overwrite=overwrite), p)
+def _eliminate(J, p: int, overwrite: bool, columns=None):
+    return eliminate_mod_p(residues_mod_p(J, p, overwrite=overwrite, columns=columns), p)
 
 
-def rank_mod_p(J, p: int, *, method: str = "auto", max_memory: int | None = None, overwrite: bool = False) -> int:
+def _restrict(shape: tuple, columns) -> tuple:
+    """The shape of ``J[:, columns]`` (``columns`` increasing indices), after checking them."""
+    if columns is None:
+        return shape
+    cols = np.asarray(columns)
+    if cols.ndim != 1 or (cols.size and (cols.dtype.kind not in "iu" or cols.min() < 0 or cols.max() >= shape[1]
+                                         or (np.diff(cols) <= 0).any())):
+        raise InputError("columns", columns, f"increasing column indices below {shape[1]}")
+    return shape[0], cols.size
+
+
+def rank_mod_p(J, p: int, *, method: str = "auto", max_memory: int | None = None, overwrite: bool = False,
+               columns=None) -> int:
     """Rank of ``J`` modulo the prime ``p``.
 
     Parameters
@@ -135,6 +153,9 @@ def rank_mod_p(J, p: int, *, method: str = "auto", max_memory: int | None = None
     overwrite : bool
         Allow the blocked route to reuse the memory of a C-contiguous
         ``int64`` / ``float64`` ``J`` (then destroyed) instead of a copy.
+    columns : sequence of int, optional
+        Rank ``J[:, columns]`` (increasing indices) instead, gathered while
+        the residues are formed (no separate copy with ``overwrite``).
 
     Examples
     --------
@@ -149,32 +170,21 @@ def rank_mod_p(J, p: int, *, method: str = "auto", max_memory: int | None = None
     ...
     algebra.errors.InputError: invalid matrix='entry 0.5 at (0, 0)': expected integer entries or Fractions (a float with a fractional part is refused, not truncated)
     """
-    shape = _shape(J)
+    shape = _restrict(_shape(J), columns)
     route = _route(shape, p, method)
     if min(shape) == 0:
         return 0
     check_memory(*shape, max_memory, method=route, overwrite=overwrite)
     if route == "flint":
-        return int(to_nmod_mat(J, p).rank())
-    return _eliminate(J, p, overwrite).rank
-
-
-def _pivot_columns(R, rank: int, ncols: int) -> tuple:
-    """Pivot columns of a matrix in reduced row echelon form (scans ~ncols entries)."""
-    cols, j = [], 0
-    for i in range(rank):
-        while j < ncols and int(R[i, j]) == 0:
-            j += 1
-        cols.append(j)
-        j += 1
-    return tuple(cols)
+        return int(to_nmod_mat(J if columns is None else np.asarray(J)[:, columns], p).rank())
+    return _eliminate(J, p, overwrite, columns).rank
 
 
 def _flint_witness(J, p: int) -> RankWitness:
     m, n = _shape(J)
     R, r = to_nmod_mat(J, p).rref()
     r = int(r)
-    cols = _pivot_columns(R, r, n)
+    cols = tuple(rref_pivot_columns(R, r, n))
     J = np.asarray(J)
     if r == m:
         rows = tuple(range(m))
@@ -184,17 +194,18 @@ def _flint_witness(J, p: int) -> RankWitness:
         rows = tuple(range(r))
     else:
         R2, r2 = to_nmod_mat(J[:, list(cols)].T, p).rref()
-        rows = _pivot_columns(R2, int(r2), m)
+        rows = tuple(rref_pivot_columns(R2, int(r2), m))
     return RankWitness(r, rows, cols, p)
 
 
 def rank_with_witness(J, p: int, *, method: str = "auto", max_memory: int | None = None,
-                      overwrite: bool = False) -> RankWitness:
+                      overwrite: bool = False, columns=None) -> RankWitness:
     """Rank modulo ``p`` and a nonsingular ``r x r`` submatrix (rows, cols).
 
     The blocked route reads the witness off its own pivots (one
     elimination); the flint route needs ``rref`` of ``J`` and, unless the
-    leading rows work, of ``J[:, cols]^T``.  Keywords as in :func:`rank_mod_p`.
+    leading rows work, of ``J[:, cols]^T``.  Keywords as in :func:`rank_mod_p`; with ``columns`` the
+    witness columns are still indices of ``J``.
 
     Examples
     --------
@@ -204,15 +215,19 @@ def rank_with_witness(J, p: int, *, method: str = "auto", max_memory: int | None
     >>> det_mod_p(np.array([[1, 3], [2, 7]]), 101) != 0
     True
     """
-    shape = _shape(J)
+    shape = _restrict(_shape(J), columns)
     route = _route(shape, p, method)
     if min(shape) == 0:
         return RankWitness(0, (), (), p)
     check_memory(*shape, max_memory, method=route, overwrite=overwrite, witness=True)
     if route == "flint":
-        return _flint_witness(J, p)
-    e = _eliminate(J, p, overwrite)
-    return RankWitness(e.rank, e.rows, e.cols, p)
+        w = _flint_witness(J if columns is None else np.asarray(J)[:, columns], p)
+    else:
+        e = _eliminate(J, p, overwrite, columns)
+        w = RankWitness(e.rank, e.rows, e.cols, p)
+    if columns is None:
+        return w
+    return RankWitness(w.rank, w.rows, tuple(int(columns[c]) for c in w.cols), p)
 
 
 def det_mod_p(S, p: int, *, method: str = "auto", max_memory: int | None = None) -> int:

@@ -28,6 +28,7 @@ Known symmetries (kernel witnesses, verified in the tests):
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import lru_cache
 from math import comb, prod
 from typing import Mapping, Sequence
 
@@ -309,12 +310,18 @@ class MLP(Model):
         offsets = self.offsets()
         P = self.parameter_count
         w = self.effective_widths
-        rows = []
+        S = F.zeros((self.symmetry_count(), P))  # one allocation; each field fills its row
+        count = 0
+
+        def new_row():
+            nonlocal count
+            count += 1
+            return S[count - 1]
+
+        grids = {name: start + np.arange(int(np.prod(shape))).reshape(shape) for name, (start, shape) in offsets.items()}
 
         def put(vec, name, index, values):
-            start, shape = offsets[name]
-            flat = np.arange(int(np.prod(shape))).reshape(shape)[index]
-            vec[start + np.asarray(flat).ravel()] = np.asarray(values).ravel()
+            vec[np.asarray(grids[name][index]).ravel()] = np.asarray(values).ravel()
 
         for l, a in enumerate(self.activations, start=1):
             mono = _monomial(a)
@@ -326,36 +333,31 @@ class MLP(Model):
             if k == 1:
                 for i in range(w[l]):
                     for j in range(w[l]):
-                        vec = F.zeros(P)
+                        vec = new_row()
                         put(vec, f"W{l}", (i, slice(None)), W[j, :])
                         if self.bias:
                             put(vec, f"b{l}", (i,), b[j])
                         put(vec, f"W{l + 1}", (slice(None), j), F.neg(Wn[:, i]))
-                        rows.append(vec)
             else:
                 kk = F.scalar(k)
                 for i in range(w[l]):
-                    vec = F.zeros(P)
+                    vec = new_row()
                     put(vec, f"W{l}", (i, slice(None)), W[i, :])
                     if self.bias:
                         put(vec, f"b{l}", (i,), b[i])
                     put(vec, f"W{l + 1}", (slice(None), i), F.neg(F.mul(Wn[:, i], kk)))
-                    rows.append(vec)
-        for l in self._orthogonal_layers():
+        for l in self._orthogonal_layers():  # all pairs i < j at once, in the order (0,1), (0,2), ..., (1,2), ...
             W, v = blocks[f"W{l}"], blocks[f"W{l + 1}"][0]
             b = blocks.get(f"b{l}")
-            for i in range(w[l]):
-                for j in range(i + 1, w[l]):
-                    vec = F.zeros(P)
-                    put(vec, f"W{l}", (i, slice(None)), F.mul(W[j, :], v[j]))
-                    put(vec, f"W{l}", (j, slice(None)), F.neg(F.mul(W[i, :], v[i])))
-                    if self.bias:
-                        put(vec, f"b{l}", (i,), F.mul(b[j], v[j]))
-                        put(vec, f"b{l}", (j,), F.neg(F.mul(b[i], v[i])))
-                    rows.append(vec)
-        if not rows:
-            return F.zeros((0, P))
-        return np.stack(rows)
+            I, J = np.triu_indices(w[l], 1)
+            rows = np.arange(count, count + I.size)[:, None]
+            count += I.size
+            S[rows, grids[f"W{l}"][I]] = F.mul(W[J, :], v[J][:, None])
+            S[rows, grids[f"W{l}"][J]] = F.neg(F.mul(W[I, :], v[I][:, None]))
+            if self.bias:
+                S[rows[:, 0], grids[f"b{l}"][I]] = F.mul(b[J], v[J])
+                S[rows[:, 0], grids[f"b{l}"][J]] = F.neg(F.mul(b[I], v[I]))
+        return S[:count]
 
     @property
     def has_coefficient_jacobian(self) -> bool:
@@ -376,44 +378,63 @@ class MLP(Model):
         n, h = self.effective_widths[0], self.effective_widths[1]
         blocks = self._blocks(theta, F)
         W, v = blocks["W1"], blocks["W2"][0]
-        exps = monomials(n, k)
-        exps_m1 = monomials(n, k - 1)
-        index_m1 = {e: i for i, e in enumerate(exps_m1)}
-        fact = [1]
-        for i in range(1, k + 1):
-            fact.append(fact[-1] * i)
-        multinom = np.array([F.scalar(Fraction(fact[k], prod(fact[a] for a in e)) * c) for e in exps], dtype=object)
-        multinom = F.array(multinom)
+        E, Em1, multinomials, per_input = _power_layout(n, k)
+        multinom = F.array(np.array([F.scalar(m * c) for m in multinomials], dtype=object))
         # powers W[i, j] ** a for a = 0..k
         powers = [F.ones(W.shape)]
         for _ in range(k):
             powers.append(F.mul(powers[-1], W))
-        E = np.array(exps, dtype=np.int64)  # (N, n)
         # w_i^a for every monomial a: (N, h)
-        wa = F.ones((len(exps), h))
+        wa = F.ones((E.shape[0], h))
         for j in range(n):
             stack = np.stack([powers[a][:, j] for a in range(k + 1)])  # (k+1, h)
             wa = F.mul(wa, stack[E[:, j]])
-        N = len(exps)
+        N = E.shape[0]
         P = self.parameter_count
         J = F.zeros((N, P))
         # d/dv_i : multinom * w_i^a
         J[:, n * h :] = F.mul(wa, multinom[:, None])
         # d/dW[i, j] : v_i * a_j * multinom(a) * w_i^(a - e_j)
-        Em1 = np.array(exps_m1, dtype=np.int64) if exps_m1 else np.zeros((0, n), dtype=np.int64)
-        wam1 = F.ones((len(exps_m1), h))
+        wam1 = F.ones((Em1.shape[0], h))
         for j in range(n):
             stack = np.stack([powers[a][:, j] for a in range(k + 1)])
             wam1 = F.mul(wam1, stack[Em1[:, j]])
         for j in range(n):
-            rows = [r for r, e in enumerate(exps) if e[j] > 0]
-            src = [index_m1[e[:j] + (e[j] - 1,) + e[j + 1 :]] for e in (exps[r] for r in rows)]
-            aj = F.array(np.array([exps[r][j] for r in rows], dtype=np.int64))
+            rows, src, exponents = per_input[j]
+            aj = F.array(exponents)
             coef = F.mul(multinom[rows], aj)
             vals = F.mul(F.mul(wam1[src], coef[:, None]), v[None, :])  # (len(rows), h)
             cols = np.arange(h) * n + j
             J[np.ix_(rows, cols)] = vals
         return J
+
+
+@lru_cache(maxsize=32)
+def _power_layout(n: int, k: int) -> tuple:
+    """Index tables of :meth:`MLP.coefficient_jacobian` for ``(w.x)^k`` in ``n`` inputs (pure in ``n, k``; cached).
+
+    ``(E, Em1, multinomials, per_input)``: the exponents of degree ``k`` and
+    ``k - 1`` (graded lex, read-only arrays), the multinomial coefficients
+    ``k!/a!`` (Fractions), and for each input ``j`` the rows with ``a_j > 0``,
+    the row of ``a - e_j`` among degree ``k - 1`` and ``a_j`` (read-only).
+    """
+    exps, exps_m1 = monomials(n, k), monomials(n, k - 1)
+    index_m1 = {e: i for i, e in enumerate(exps_m1)}
+    fact = [1]
+    for i in range(1, k + 1):
+        fact.append(fact[-1] * i)
+    multinomials = tuple(Fraction(fact[k], prod(fact[a] for a in e)) for e in exps)
+    E = np.array(exps, dtype=np.int64).reshape(len(exps), n)
+    Em1 = np.array(exps_m1, dtype=np.int64).reshape(len(exps_m1), n)
+    per_input = []
+    for j in range(n):
+        rows = [r for r, e in enumerate(exps) if e[j] > 0]
+        src = [index_m1[e[:j] + (e[j] - 1,) + e[j + 1 :]] for e in (exps[r] for r in rows)]
+        per_input.append((np.array(rows, dtype=np.intp), np.array(src, dtype=np.intp),
+                          np.array([exps[r][j] for r in rows], dtype=np.int64)))
+    for arr in (E, Em1, *(a for t in per_input for a in t)):
+        arr.flags.writeable = False
+    return E, Em1, multinomials, tuple(per_input)
 
 
 def monomials(n: int, k: int) -> list:

@@ -161,3 +161,32 @@ def test_a_cramer_block_above_the_limit_is_skipped_with_a_note(monkeypatch):
     res = dimension(shallow_network(3, 4, 5))  # the AH exception needs the 14 x 14 block
     assert (res.lower_bound, res.upper_bound, res.certified) == (14, 15, False)
     assert any("cramer rung skipped" in n for n in res.notes)
+
+
+class UnitFields(QueryKey):
+    """Claims the first column of A (entries 0, 2, 4, 6) as kernel directions: they are not, and J loses rank without them."""
+
+    def symmetry_fields(self, theta, field):
+        S = field.zeros((4, self.parameter_count))
+        for i, c in enumerate((0, 2, 4, 6)):
+            S[i, c] = field.scalar(1)
+        return S
+
+
+def test_columns_outside_the_fields_pivots_keep_the_rank_or_are_dropped():
+    """The lower bound ranks J without the fields' pivot columns: the same rank as all of J when the fields are
+    kernel fields (MLP, shallow), and recomputed on all columns when wrong fields make it fall short."""
+    from algebra.exact.field import PrimeField
+    from algebra.exact.rank import rank_mod_p
+
+    F = PrimeField()
+    for model in (MLP((3, 6, 6, 1), "t^2", bias=True), shallow_network(4, 3, 5), MLP((2, 3, 3, 1), "t")):
+        res = dimension(model, mode="sample", seed=3, witness=True)
+        theta, X = np.array(res.theta, dtype=np.int64), np.array(res.inputs, dtype=np.int64)
+        J = model.jacobian(theta, X, F)
+        assert res.lower_bound == rank_mod_p(J, F.p) and res.certified
+        assert rank_mod_p(J[np.ix_(res.witness.rows, res.witness.cols)], F.p) == res.lower_bound
+        assert not any("recomputed with all" in n for n in res.notes)
+    res = dimension(UnitFields(4, 2))
+    assert res.dimension == 12 and res.certified and res.rung != "symmetry"
+    assert any("outside the symmetry fields' pivots gave rank 10 < upper bound 12" in n for n in res.notes)

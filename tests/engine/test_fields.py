@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from algebra.engine.fields import symmetry_rank
+from algebra.engine.fields import peel_singletons, symmetry_pivots, symmetry_rank
 from algebra.exact.field import PrimeField
 from algebra.exact.rank import rank_mod_p
 from algebra.models import MLP, DeepLinear, LightningAttention, QueryKey
@@ -32,3 +32,34 @@ def test_the_gauge_fills_the_kernel_of_a_b_transpose():
 def test_no_fields_rank_zero():
     m = MLP((2, 2, 1), "t^2 + t")
     assert symmetry_rank(m, m.random_point(np.random.default_rng(0)), F) == 0
+
+
+def _flint_rank(A, p):
+    import flint
+
+    A = np.asarray(A)
+    if min(A.shape) == 0:
+        return 0
+    return int(flint.nmod_mat(A.shape[0], A.shape[1], [int(v) % p for v in A.ravel().tolist()], p).rank())
+
+
+@pytest.mark.parametrize("density", [0.02, 0.05, 0.2, 0.6])
+def test_peeling_singletons_keeps_the_exact_rank(density):
+    """Identity: rank S = (singleton pivots) + rank of what is left, and the chosen minor is nonsingular."""
+    rng = np.random.default_rng(int(density * 100))
+    for _ in range(5):
+        S = np.where(rng.random((40, 70)) < density, rng.integers(1, 7, size=(40, 70)), 0)
+        S[5] = 2 * S[3] - S[7]  # a dependent row
+        pr, pc, rr, rc = peel_singletons(S)
+        assert len(pr) == len(pc) == len(set(pr.tolist())) == len(set(pc.tolist()))
+        assert len(pc) + _flint_rank(S[np.ix_(rr, rc)], 7) == _flint_rank(S, 7)
+
+
+@pytest.mark.parametrize("model", [QueryKey(4, 2), DeepLinear((3, 4, 2)), MLP((3, 4, 1), "t^2", bias=True),
+                                   MLP((3, 6, 6, 1), "t^2", bias=True), MLP((2, 3, 3, 2), "t"), LightningAttention(3, 2, 1)],
+                         ids=repr)
+def test_symmetry_pivots_index_a_nonsingular_minor_of_full_rank(model):
+    theta = model.random_point(np.random.default_rng(11))
+    S = model.symmetry_fields(theta, F)
+    r, cols = symmetry_pivots(model, theta, F)
+    assert r == rank_mod_p(S, F.p, method="flint") == len(cols) == rank_mod_p(S[:, list(cols)], F.p, method="flint")

@@ -134,3 +134,16 @@ def test_a_chain_of_huge_joint_degree_skips_the_identity_rungs():
         r = dimension(MLP((2,) + (1,) * 36, "t^64"))
     assert (r.dimension, r.certified, r.rung) == (2, True, "bottleneck")
     assert any("joint degree" in n for n in r.notes)
+
+
+def test_sparse_combination_equals_the_dense_product():
+    """``c^T S`` from the nonzero entries only is the same vector as the dense product over G."""
+    from algebra.engine.identities import _combine_rows, _random_vector
+
+    G = ResidueField(random_prime(np.random.default_rng(4)))
+    rng = np.random.default_rng(5)
+    for shape, density in (((30, 50), 0.1), ((8, 20), 0.0), ((12, 9), 1.0)):
+        S = _random_vector(rng, shape[0] * shape[1], G).reshape(shape)
+        S[rng.random(shape) >= density] = 0
+        c = _random_vector(rng, shape[0], G)
+        assert (_combine_rows(c, S, G) == G.matmul(c[None, :], S)[0]).all()

@@ -171,3 +171,18 @@ def test_row_sketch_is_a_lower_bound_and_exact_with_oversampling():
         sketched_rank_mod_p(J, P, seed=-1)
     with pytest.raises(InputError, match="entry 0.5"):
         sketched_rank_mod_p(np.full((100, 2), 0.5), P)
+
+
+@pytest.mark.parametrize("method", ["blas", "flint"])
+def test_rank_of_chosen_columns_with_a_witness_of_j(method):
+    """``columns=``: the rank of ``J[:, cols]``; the witness is a nonsingular minor of ``J`` inside those columns."""
+    rng = np.random.default_rng(8)
+    J = rng.integers(-9, 9, size=(150, 30)) @ rng.integers(-9, 9, size=(30, 200))  # rank 30
+    cols = np.sort(rng.choice(200, size=120, replace=False))
+    expect = rank_mod_p(J[:, cols], P, method="flint")
+    assert rank_mod_p(J, P, method=method, columns=cols) == expect == 30
+    w = rank_with_witness(J.copy(), P, method=method, overwrite=True, columns=cols)
+    assert w.rank == 30 and set(w.cols) <= set(cols.tolist())
+    assert det_mod_p(J[np.ix_(w.rows, w.cols)], P, method="flint") != 0
+    with pytest.raises(InputError, match="invalid columns"):
+        rank_mod_p(J, P, method=method, columns=cols[::-1])
