@@ -55,7 +55,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from math import comb
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -72,7 +71,7 @@ from algebra.geometry.claims import (
     identifiability_map,
 )
 
-__all__ = ["FormulaClaim", "AttentionRankClaim", "EvidenceClaim", "RepresentationClaim", "claims", "run_catalogue",
+__all__ = ["FormulaClaim", "AttentionRankClaim", "RepresentationClaim", "claims", "run_catalogue",
            "PAPERS", "MAX_WORK"]
 
 PROXIMITY = "proximity-bias-submodels"
@@ -103,23 +102,6 @@ class FormulaClaim:
     group: str = "formula"
     hypotheses: tuple = ()
     notes: dict = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class EvidenceClaim:
-    """A paper statement no certificate kind of the checker can express (verdict ``out of reach``).
-
-    ``evidence()`` computes what the library shows about it (recorded in the index,
-    not re-derived by the checker); ``why`` says why it is not certified.
-    """
-
-    id: str
-    paper: str
-    location: str
-    statement: str
-    evidence: Callable[[], dict]
-    why: str
-    group: str = "evidence"
 
 
 @dataclass(frozen=True)
@@ -515,8 +497,6 @@ def _certify_one(claim, seed: int) -> tuple:
     from algebra.geometry.cnn_proximity import SubnetworkClaim, judge_subnetwork
 
     src = {"id": claim.id, "paper": claim.paper, "location": claim.location, "statement": claim.statement}
-    if isinstance(claim, EvidenceClaim):
-        return None, claim.why, {"evidence": claim.evidence()}
     if isinstance(claim, FormulaClaim):
         e = formula_certificate(claim.formula, *claim.args, source=src)
         f = e.certificate["formula"]
@@ -721,9 +701,6 @@ def write_index(out_dir, entries: list, *, fast: bool = False, facts: list = ())
                   "|---|---|---|---|---|---|"]
         for e in rows:
             says, proven = e.get("says", ""), e.get("proven") or e.get("reason", "")
-            if e.get("evidence"):  # the scalar facts (the index.json entry has all of it)
-                proven += "; library evidence: " + ", ".join(
-                    f"{k} = {v}" for k, v in e["evidence"].items() if isinstance(v, (bool, int)))
             verdict = f"**{e['verdict']}**" + (f" ({e['note']})" if e.get("note") else "")
             link = f"[{e['file']}]({e['file']})" if e.get("file") else "-"
             cells = [e["statement"], e["location"], says, proven, verdict, link]

@@ -160,13 +160,6 @@ def test_lemma1_is_certified_and_cnn_claims_are_certified():
         assert e["verdict"] == "confirmed" and e["proven"] == "dim = 3" and rows[cid]["certificate"]["model"]["family"] == "polynomial"
 
 
-def test_evidence_claims_stay_out_of_reach_with_their_evidence():
-    """The mechanism for statements no checker kind expresses (none in the catalogue now Lemma 1 is certified)."""
-    claim = catalogue.EvidenceClaim("t", "p", "loc", "s", lambda: {"exact": True}, "no checker kind")
-    assert catalogue._certify_one(claim, 0) == (None, "no checker kind", {"evidence": {"exact": True}})
-    assert not any(isinstance(c, catalogue.EvidenceClaim) for c in claims(fast=True))
-
-
 def test_lemma1_verdict_on_a_design_that_is_not_orbit_closed(monkeypatch):
     """Biases that are not constant on pair orbits break (14): the derived claim says so, the verdict follows."""
     import dataclasses
