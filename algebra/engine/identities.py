@@ -33,11 +33,16 @@ is below ``2^-60``.
 
 Arithmetic modulo ``q`` runs through :class:`ResidueField` (object arrays of
 Python ints, the same interface as :class:`algebra.exact.field.PrimeField`),
-so every model evaluates its Jacobian there unchanged; linear algebra modulo
-``q`` goes through ``flint.fmpz_mod_mat``.
+so every model evaluates its Jacobian there unchanged; matrix products of
+:data:`FLINT_MATMUL_MIN` scalar products or more go through ``flint.fmpz_mat``
+(exact products over Z, then reduced), linear algebra modulo ``q`` through
+``flint.fmpz_mod_mat``.
 
 **Memory.** The kernel-field identity needs only the vector ``J v`` for
-``v = X(theta)^T c``, never ``J`` itself.  Above :data:`JVP_MIN_ENTRIES`
+``v = X(theta)^T c``, never ``J`` itself; a model with a
+``symmetry_combination(theta, c, field)`` method (the MLP) returns ``v``
+without forming the ``s x P`` fields over the 200-bit field (the same
+polynomial vector, so the same identity and bound).  Above :data:`JVP_MIN_ENTRIES`
 Jacobian entries it is computed from ``D + 1`` forward evaluations
 ``F(theta + t v, x)``, ``t = 0..D`` (``D`` the joint degree bounds the
 degree in ``t``), by exact Lagrange interpolation of the linear coefficient
@@ -60,7 +65,7 @@ from algebra.exact.field import ModularArithmetic, NativeField
 
 __all__ = ["ResidueField", "random_prime", "IdentityCheck", "failure_bound", "kernel_fields_hold",
            "cramer_fields_hold", "image_equations_hold", "jacobian_vector_product", "SZ_BITS", "TARGET_BITS",
-           "JVP_MIN_ENTRIES", "JVP_MAX_DEGREE"]
+           "JVP_MIN_ENTRIES", "JVP_MAX_DEGREE", "FLINT_MATMUL_MIN"]
 
 SZ_BITS = 200  # the identity primes live in [2^200, 2^201)
 TARGET_BITS = 60  # every probabilistic rung fails with probability below 2^-60
@@ -68,6 +73,9 @@ _CONTENT = Fraction(1, 2**120)  # q divides the content of a nonzero identity (s
 #: Above this many Jacobian entries (``n_outputs x P`` at one input) the kernel-field test uses
 #: :func:`jacobian_vector_product` instead of forming ``J`` over the 200-bit field.
 JVP_MIN_ENTRIES = 1_000_000
+#: :meth:`ResidueField.matmul` multiplies through ``flint.fmpz_mat`` from this many scalar products (numpy's
+#: object loop below: converting the operands costs about as much as 2,000 products of 200-bit integers).
+FLINT_MATMUL_MIN = 4096
 #: ... and when the joint degree is at most this (the product costs ``joint degree + 1`` forward evaluations).
 JVP_MAX_DEGREE = 256
 
@@ -110,6 +118,12 @@ class ResidueField(ModularArithmetic, NativeField):
     def matmul(self, a, b):
         if a.shape[-1] == 0:
             return self.zeros(a.shape[:-1] + b.shape[-1:])
+        if a.ndim == b.ndim == 2 and a.shape[0] * a.shape[1] * b.shape[1] >= FLINT_MATMUL_MIN:
+            product = _fmpz_product(a, b)  # the same integers as numpy's object loop, ~2.5x faster
+            if product is not None:
+                out = np.empty(product.nrows() * product.ncols(), dtype=object)
+                out[:] = [int(v) % self.p for v in product.entries()]
+                return out.reshape(a.shape[0], b.shape[1])
         return np.matmul(a, b) % self.p
 
     def polyval(self, coeffs, z):
@@ -118,6 +132,19 @@ class ResidueField(ModularArithmetic, NativeField):
         for c in reversed(cs[:-1]):
             out = (out * z + c) % self.p
         return out
+
+
+def _fmpz_product(a: np.ndarray, b: np.ndarray):
+    """``a @ b`` over Z as a ``flint.fmpz_mat``, or None unless every entry is a Python ``int``."""
+    import flint
+
+    entries = []
+    for x in (a, b):
+        flat = x.ravel().tolist()
+        if not all(type(v) is int for v in flat):  # never truncate a Fraction or a float: numpy's loop takes them
+            return None
+        entries.append(flat)
+    return flint.fmpz_mat(a.shape[0], a.shape[1], entries[0]) * flint.fmpz_mat(b.shape[0], b.shape[1], entries[1])
 
 
 @lru_cache(maxsize=256)
@@ -304,12 +331,19 @@ def kernel_fields_hold(model, rng: np.random.Generator) -> IdentityCheck:
     # D + 1 forward evaluations: only for moderate joint degrees (deep high-degree chains form J instead)
     jvp = model.n_outputs * model.parameter_count > JVP_MIN_ENTRIES and model.joint_degree() <= JVP_MAX_DEGREE
 
+    combination = getattr(model, "symmetry_combination", None)  # c^T S without forming S, where a model has it
+
     def test(G, theta, x):
-        S = model.symmetry_fields(theta, G)
-        if not S.shape[0]:
-            return True
         # J S^T != 0 implies J S^T c != 0 for all but a 1/q fraction of combinations c
-        v = _combine_rows(_random_vector(rng, S.shape[0], G), S, G)
+        if combination is not None:
+            if not model.symmetry_count():
+                return True
+            v = combination(theta, _random_vector(rng, model.symmetry_count(), G), G)
+        else:
+            S = model.symmetry_fields(theta, G)
+            if not S.shape[0]:
+                return True
+            v = _combine_rows(_random_vector(rng, S.shape[0], G), S, G)
         if jvp:  # J v without J (module docstring)
             return not any(jacobian_vector_product(model, theta, x, v, G))
         return not any(G.matmul(model.jacobian(theta, x, G), v[:, None]).ravel())

@@ -35,6 +35,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from algebra.errors import InputError
+from algebra.exact.field import PrimeField
 from algebra.models.base import Model, int_list, positive_int
 from algebra.models.polynomial import MAX_EXPONENT, Polynomial, parse_univariate
 
@@ -289,14 +290,21 @@ class MLP(Model):
         P = self.parameter_count
         out_dim = self.n_outputs
         J = F.zeros((M, out_dim, P))
+        # int64 residues of a prime below 2^21 (PrimeField): products below 2^42, exact in place
+        in_place = isinstance(F, PrimeField)
         for o in range(out_dim):
             delta = F.zeros((M, out_dim))
             delta[:, o] = F.scalar(1)
             for l in range(L, 0, -1):
                 start, shape = offsets[f"W{l}"]
                 a_prev = acts[l - 1]
-                block = F.mul(delta[:, :, None], a_prev[:, None, :]).reshape(M, -1)
-                J[:, o, start : start + block.shape[1]] = block
+                width = delta.shape[1] * a_prev.shape[1]
+                if in_place:  # the products straight into J's memory (no 3-4 MB temporaries at P ~ 1,000)
+                    view = J[:, o, start : start + width].reshape(M, delta.shape[1], a_prev.shape[1])
+                    np.multiply(delta[:, :, None], a_prev[:, None, :], out=view)
+                    np.remainder(view, F.p, out=view)
+                else:
+                    J[:, o, start : start + width] = F.mul(delta[:, :, None], a_prev[:, None, :]).reshape(M, -1)
                 if self.bias:
                     bstart, _ = offsets[f"b{l}"]
                     J[:, o, bstart : bstart + delta.shape[1]] = delta
@@ -358,6 +366,68 @@ class MLP(Model):
                 S[rows[:, 0], grids[f"b{l}"][I]] = F.mul(b[J], v[J])
                 S[rows[:, 0], grids[f"b{l}"][J]] = F.neg(F.mul(b[I], v[I]))
         return S[:count]
+
+    def symmetry_combination(self, theta, c, field) -> np.ndarray:
+        """``c^T S``: the combination of the rows of :meth:`symmetry_fields` with coefficients ``c``, without ``S``.
+
+        The fields are linear in the layers' weights, so their combination is
+        a few small products: the rescalings ``diag(c) W``, the gauge ``C W``,
+        the rotations ``K diag(v) W`` for the skew ``K`` of the pair
+        coefficients; the identity test needs only this vector
+        (:func:`algebra.engine.identities.kernel_fields_hold`).
+
+        Examples
+        --------
+        >>> from algebra.exact.field import PrimeField
+        >>> m, F = MLP((2, 3, 1), "t^2", bias=True), PrimeField(101)
+        >>> th, c = m.random_point(np.random.default_rng(0)), F.array(np.arange(1, 7))
+        >>> bool((m.symmetry_combination(th, c, F) == F.matmul(c[None, :], m.symmetry_fields(th, F))[0]).all())
+        True
+        """
+        F = field
+        blocks = self._blocks(theta, F)
+        offsets = self.offsets()
+        w = self.effective_widths
+        out = {name: F.zeros(shape) for name, (_, shape) in offsets.items()}
+        c = np.asarray(c)
+        used = 0
+
+        def take(n):
+            nonlocal used
+            used += n
+            return c[used - n : used]
+
+        def add(name, value):
+            out[name] = F.add(out[name], value)
+
+        for l, a in enumerate(self.activations, start=1):
+            mono = _monomial(a)
+            if mono is None:
+                continue
+            W, Wn = blocks[f"W{l}"], blocks[f"W{l + 1}"]
+            if mono[1] == 1:  # row (i, j): W_l row i += W[j], W_{l+1} column j -= W_{l+1} column i
+                C = take(w[l] ** 2).reshape(w[l], w[l])
+                add(f"W{l}", F.matmul(C, W))
+                if self.bias:
+                    add(f"b{l}", F.matmul(C, blocks[f"b{l}"][:, None])[:, 0])
+                add(f"W{l + 1}", F.neg(F.matmul(Wn, C)))
+            else:  # row i: W_l row i += W[i], W_{l+1} column i -= k W_{l+1} column i
+                ci = take(w[l])
+                add(f"W{l}", F.mul(W, ci[:, None]))
+                if self.bias:
+                    add(f"b{l}", F.mul(blocks[f"b{l}"], ci))
+                add(f"W{l + 1}", F.neg(F.mul(Wn, F.mul(ci, F.scalar(mono[1]))[None, :])))
+        for l in self._orthogonal_layers():  # pair (i < j): W_l row i += v_j W[j], row j -= v_i W[i]
+            W, v = blocks[f"W{l}"], blocks[f"W{l + 1}"][0]
+            I, J = np.triu_indices(w[l], 1)
+            K = F.zeros((w[l], w[l]))
+            cij = take(I.size)
+            K[I, J] = cij
+            K[J, I] = F.neg(cij)
+            add(f"W{l}", F.matmul(K, F.mul(W, v[:, None])))
+            if self.bias:
+                add(f"b{l}", F.matmul(K, F.mul(blocks[f"b{l}"], v)[:, None])[:, 0])
+        return np.concatenate([out[name].ravel() for name in offsets])
 
     @property
     def has_coefficient_jacobian(self) -> bool:

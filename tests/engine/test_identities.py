@@ -147,3 +147,54 @@ def test_sparse_combination_equals_the_dense_product():
         S[rng.random(shape) >= density] = 0
         c = _random_vector(rng, shape[0], G)
         assert (_combine_rows(c, S, G) == G.matmul(c[None, :], S)[0]).all()
+
+
+@pytest.mark.parametrize("spec", [((3, 4, 1), "t^2", True), ((3, 4, 1), "t^2", False), ((2, 3, 3, 2), "t", True),
+                                  ((3, 5, 4, 1), "t^2", True), ((3, 4, 4, 1), "2*t^3", True), ((2, 3, 2, 1), "t", False)],
+                         ids=str)
+def test_mlp_symmetry_combination_is_c_transpose_s(spec):
+    """Identity: the MLP's combination of its fields equals c^T S of the fields it writes out, over GF(p) and the
+    200-bit residue field the identity test uses."""
+    from algebra.engine.identities import _combine_rows
+
+    m = MLP(spec[0], spec[1], bias=spec[2])
+    rng = np.random.default_rng(5)
+    for G in (PrimeField(1048573), ResidueField(random_prime(rng))):
+        theta = G.array(m.random_point(rng))
+        S = m.symmetry_fields(theta, G)
+        c = G.array(rng.integers(1, 10**6, S.shape[0]))
+        assert S.shape[0] == m.symmetry_count()
+        assert (np.asarray(m.symmetry_combination(theta, c, G)) == np.asarray(_combine_rows(c, S, G))).all()
+
+
+def test_a_wrong_field_combination_is_caught():
+    """The test reads the fields through ``symmetry_combination``: a combination off ker J must fail."""
+    class Wrong(MLP):
+        def symmetry_combination(self, theta, c, field):
+            v = super().symmetry_combination(theta, c, field)
+            v[0] = field.add(v[0], c[-1])  # one entry off: no longer in ker J
+            return v
+
+    m = Wrong((3, 4, 1), "t^2", bias=True)
+    assert kernel_fields_hold(MLP((3, 4, 1), "t^2", bias=True), np.random.default_rng(0)).holds
+    assert not kernel_fields_hold(m, np.random.default_rng(0)).holds
+
+
+def test_residue_matmul_through_flint_equals_the_object_loop():
+    """Above FLINT_MATMUL_MIN products the 200-bit matmul goes through fmpz_mat: the same residues as numpy's
+    object loop; Fractions (never truncated) stay on numpy's loop."""
+    from fractions import Fraction
+
+    from algebra.engine.identities import FLINT_MATMUL_MIN
+
+    rng = np.random.default_rng(2)
+    G = ResidueField(random_prime(rng))
+    a = G.array(rng.integers(0, 2**62, (30, 20)).astype(object) * (2**140 + 7))
+    b = G.array(rng.integers(0, 2**62, (20, 25)).astype(object) * (2**130 + 3))
+    assert 30 * 20 * 25 >= FLINT_MATMUL_MIN
+    assert (G.matmul(a, b) == np.matmul(a, b) % G.p).all()
+    f = a.copy()
+    f[0, 0] = Fraction(1, 3)
+    expected = np.array([[(Fraction(1, 3) * b[0, j] + sum(a[0, k] * b[k, j] for k in range(1, 20))) % G.p
+                          for j in range(25)]], dtype=object)
+    assert (G.matmul(f, b)[:1] == expected).all()
