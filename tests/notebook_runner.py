@@ -39,7 +39,10 @@ def execute_notebook(name: str, workdir, *, needs: tuple = (), env: dict | None 
     os.environ.update({"NEUROALGEBRA_FAST": "1", "NEUROALGEBRA_OUT": str(workdir), **(env or {})})
     try:
         nb = nbformat.read(NOTEBOOKS / name, as_version=4)
-        nbclient.NotebookClient(nb, timeout=timeout, kernel_name="python3",
+        # iopub_timeout: a cell's output may reach the client after its execute_reply; nbclient's
+        # default (4 s) silently drops it on a loaded machine, so wait longer and fail if it never comes.
+        nbclient.NotebookClient(nb, timeout=timeout, kernel_name="python3", iopub_timeout=120,
+                                raise_on_iopub_timeout=True,
                                 resources={"metadata": {"path": str(workdir)}}).execute()
     finally:
         os.environ.clear()
