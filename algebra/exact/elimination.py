@@ -196,9 +196,11 @@ def residues_mod_p(J, p: int, *, overwrite: bool = False, argument: str = "matri
         The name reported in errors.
     columns : sequence of int, optional
         Keep only these columns (``J[:, columns]``); with ``overwrite`` on a
-        C-contiguous ``int64`` ``J`` they are gathered in the same pass that
-        reduces them, into ``J``'s memory (row chunk ``i`` is written before
-        row ``i + step`` begins, so nothing is overwritten before it is read).
+        C-contiguous ``int64`` or ``float64`` ``J`` they are gathered into
+        ``J``'s memory, for ``int64`` in the same pass that reduces them (row
+        chunk ``i`` is written before row ``i + step`` begins, and its new place
+        ends before the next chunk's old one, so nothing is overwritten before
+        it is read).
 
     Examples
     --------
@@ -219,21 +221,30 @@ def residues_mod_p(J, p: int, *, overwrite: bool = False, argument: str = "matri
     if p >= 2**53:
         raise InputError("p", p, "a prime below 2**53 (float64 residues)")
     kind = a.dtype.kind
-    if kind in "iub":
-        if overwrite and a.dtype == np.int64 and a.flags.c_contiguous and a.flags.writeable and a.size:
-            step = max(1, (1 << 20) // max(1, a.shape[1]))
-            if columns is None:
-                out = a.view(np.float64)
-                for i in range(0, a.shape[0], step):
-                    out[i : i + step] = np.remainder(a[i : i + step], p)  # computed before it is written back
-                return out
-            columns = np.asarray(columns, dtype=np.intp)
-            k = columns.size
-            flat = a.reshape(-1).view(np.float64)
+    in_place = overwrite and a.dtype in (np.int64, np.float64) and a.flags.c_contiguous and a.flags.writeable and a.size
+    step = max(1, (1 << 20) // max(1, a.shape[1]))
+    if kind in "iub" and in_place:
+        if columns is None:
+            out = a.view(np.float64)
             for i in range(0, a.shape[0], step):
-                part = np.remainder(a[i : i + step][:, columns], p)  # a copy, read before it is written back
-                flat[i * k : i * k + part.size] = part.ravel()
-            return flat[: a.shape[0] * k].reshape(a.shape[0], k)
+                out[i : i + step] = np.remainder(a[i : i + step], p)  # computed before it is written back
+            return out
+        columns = np.asarray(columns, dtype=np.intp)
+        k = columns.size
+        flat = a.reshape(-1).view(np.float64)
+        for i in range(0, a.shape[0], step):
+            part = np.remainder(a[i : i + step][:, columns], p)  # a copy, read before it is written back
+            flat[i * k : i * k + part.size] = part.ravel()
+        return flat[: a.shape[0] * k].reshape(a.shape[0], k)
+    if columns is not None and kind == "f" and in_place:
+        # gather the columns into J's own memory, row chunk by row chunk (as above): no second matrix
+        columns = np.asarray(columns, dtype=np.intp)
+        k = columns.size
+        flat = a.reshape(-1)
+        for i in range(0, a.shape[0], step):
+            part = a[i : i + step][:, columns]  # a copy, read before it is written back
+            flat[i * k : i * k + part.size] = part.ravel()
+        a, columns = flat[: a.shape[0] * k].reshape(a.shape[0], k), None
     if columns is not None:
         a = a[:, np.asarray(columns, dtype=np.intp)]
         overwrite = True  # a fresh copy
@@ -243,18 +254,23 @@ def residues_mod_p(J, p: int, *, overwrite: bool = False, argument: str = "matri
             np.remainder(a if kind != "b" else a.astype(np.int64), p, out=out)
         return out
     if kind == "f":
-        bad = ~np.isfinite(a) | (a != np.floor(a))
-        if bad.any():
-            i, j = (int(v) for v in np.argwhere(bad)[0])
-            raise InputError(argument, f"entry {a[i, j].item()!r} at ({i}, {j})",
-                             "integer entries or Fractions (a float with a fractional part is refused, not truncated)")
+        for i0 in range(0, a.shape[0], step):  # by row chunks: no full-size temporaries
+            chunk = a[i0 : i0 + step]
+            bad = ~np.isfinite(chunk) | (chunk != np.floor(chunk))
+            if bad.any():
+                i, j = (int(v) for v in np.argwhere(bad)[0])
+                raise InputError(argument, f"entry {chunk[i, j].item()!r} at ({i0 + i}, {j})",
+                                 "integer entries or Fractions (a float with a fractional part is refused, not "
+                                 "truncated)")
         reuse = overwrite and a.dtype == np.float64 and a.flags.c_contiguous and a.flags.writeable
         out = a if reuse else np.array(a, dtype=np.float64, order="C")
-        if out.size and np.abs(out).max() >= _TWO53:
-            np.fmod(out, p, out=out)  # exact for any float; slow, so only for huge entries
-        else:
-            _reduce(out, float(p), 1.0 / p)
-        out[out < 0] += p
+        for i0 in range(0, out.shape[0], step):  # by row chunks: temporaries of one chunk only
+            chunk = out[i0 : i0 + step]
+            if chunk.size and max(chunk.max(), -chunk.min()) >= _TWO53:
+                np.fmod(chunk, p, out=chunk)  # exact for any float; slow, so only for huge entries
+            else:
+                _reduce(chunk, float(p), 1.0 / p)
+            chunk[chunk < 0] += p
         return out
     if kind == "O":
         m, n = a.shape
