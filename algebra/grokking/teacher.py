@@ -42,6 +42,7 @@ from algebra.exact.rank import rank_mod_p
 from algebra.grokking.network import parameter_count
 from algebra.grokking.references import DataRestrictedQuadratic
 from algebra.grokking.task import modular_addition
+from algebra.numeric.models import RegressionModel
 
 __all__ = ["ModularAdditionTeacher", "teacher_point", "teacher_coefficient"]
 
@@ -175,9 +176,5 @@ class ModularAdditionTeacher:
         np.add.at(gW, (slice(None), self.p + self.b), gH)
         return loss, np.concatenate([gW.reshape(len(W), -1), gV.reshape(len(W), -1)], axis=1)
 
-    @property
-    def hessian_vector(self):
-        """Hessian-vector products by central differences of the gradient (as the regression models)."""
-        from algebra.numeric.models import RegressionModel
-
-        return RegressionModel.hessian_vector.__get__(self)
+    # central differences of the gradient, as for the regression models
+    hessian_vector = RegressionModel.hessian_vector
