@@ -53,7 +53,7 @@ from algebra.errors import InputError, ResourceError
 from algebra.exact.field import DEFAULT_PRIME, PrimeField
 from algebra.exact.rank import rank_mod_p
 from algebra.geometry.claims import PROXIMITY
-from algebra.geometry.proximity import _rng, certified_dimension, check_submodel
+from algebra.geometry.proximity import DIMENSION_KEYS, _rng, certified_dimension, check_submodel
 from algebra.models.base import monomial_count
 from algebra.models.cnn import CNN, cnn_from_text
 
@@ -105,7 +105,7 @@ class CNNProximityResult:
         return self.rank >= self.dim_full["upper_bound"]
 
     def to_json(self) -> dict:
-        keep = ("lower_bound", "upper_bound", "certified", "upper_bound_reason", "expected_dimension", "ambient_dimension")
+        keep = DIMENSION_KEYS
         return {
             "model": self.spec,
             "subnetwork": self.subnetwork,

@@ -149,6 +149,11 @@ def reinsertion_rank(sub: MLP, *, seed: int = 0, prime: int = DEFAULT_PRIME) -> 
             "samples": int(M), "seed": seed, "prime": prime}
 
 
+#: The keys of a certified dimension interval that the proximity results print (MLP and CNN alike).
+DIMENSION_KEYS = ("lower_bound", "upper_bound", "certified", "upper_bound_reason", "expected_dimension",
+                  "ambient_dimension")
+
+
 @dataclass
 class ProximityResult:
     """Dimension counts and the verdicts of the proximity-bias paper's propositions."""
@@ -166,7 +171,7 @@ class ProximityResult:
     notes: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
-        keep = ("lower_bound", "upper_bound", "certified", "upper_bound_reason", "expected_dimension", "ambient_dimension")
+        keep = DIMENSION_KEYS
         return {
             "model": self.spec,
             "inactive": {str(k): list(v) for k, v in self.inactive.items()},
