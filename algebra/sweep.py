@@ -202,7 +202,9 @@ def add_arguments(parser, *, serial_by_default: bool = False) -> None:
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
                         help="Dask scheduler address (tcp://host:8786), or 'serial' to run in this process; "
                              f"default: {default}")
-    parser.add_argument("--workers", type=int, default=None, metavar="N",
+    from algebra.geometry.commands import integer_arg  # ASCII digits only; run_sweep checks the range
+
+    parser.add_argument("--workers", type=integer_arg("--workers"), default=None, metavar="N",
                         help="worker processes of the LocalCluster (default: number of CPUs)")
 
 

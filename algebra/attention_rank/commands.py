@@ -35,12 +35,9 @@ def _floats(text: str, argument: str, *, lo=None, hi=None) -> tuple[float, ...]:
 
 
 def _ints(text: str | None, argument: str):
-    if text is None:
-        return None
-    try:
-        return [int(t) for t in text.split(",")]
-    except ValueError:
-        raise InputError(argument, text, "integers separated by commas") from None
+    from algebra.geometry.commands import parse_integers  # ASCII digits only: int() also reads '١'
+
+    return None if text is None else list(parse_integers(text, argument))
 
 
 def _json_default(o):
@@ -267,13 +264,15 @@ def _cmd_synthetic(args) -> int:
 
 def register(subparsers) -> None:
     """Add ``attention-rank`` and its subcommands to the top-level CLI."""
+    from algebra.geometry.commands import integer_arg
+
     p = subparsers.add_parser("attention-rank", help="approximation rank of softmax attention",
                               description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="attention_command", metavar="SUBCOMMAND")
     p.set_defaults(handler=lambda args: (p.print_help(), 2)[1])
 
     h = sub.add_parser("heads", help="all-MiniLM-L6-v2 heads: float64 diagnostics, or --emit certificates")
-    h.add_argument("--length", type=int, default=None,
+    h.add_argument("--length", type=integer_arg("--length"), default=None,
                    help="tokens of the fixed text (default 128 for the table, 64 for --emit)")
     h.add_argument("--multipliers", default="0.5,0.75,1,1.5,2")
     h.add_argument("--eps", default="0.15,0.25,0.35")
@@ -298,18 +297,18 @@ def register(subparsers) -> None:
 
     s = sub.add_parser("slopes", help="temperature exponents of the synthetic lower constructions")
     s.add_argument("--eps", type=float, default=0.25)
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--seed", type=integer_arg("--seed"), default=0)
     s.add_argument("--fast", action="store_true")
     s.add_argument("--plot", default=None, metavar="FILE.png")
     s.add_argument("--json", action="store_true")
     s.set_defaults(handler=_cmd_slopes)
 
     t = sub.add_parser("train", help="lightning vs softmax training, sigma_2/sigma_1 of S_t (Figure 5)")
-    t.add_argument("--runs", type=int, default=30)
-    t.add_argument("--steps", type=int, default=500)
-    t.add_argument("--inputs", type=int, default=512)
+    t.add_argument("--runs", type=integer_arg("--runs"), default=30)
+    t.add_argument("--steps", type=integer_arg("--steps"), default=500)
+    t.add_argument("--inputs", type=integer_arg("--inputs"), default=512)
     t.add_argument("--lr", type=float, default=0.01)
-    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--seed", type=integer_arg("--seed"), default=0)
     t.add_argument("--plot", default=None, metavar="FILE.png")
     t.add_argument("--json", action="store_true")
     t.set_defaults(handler=_cmd_train)
@@ -317,5 +316,5 @@ def register(subparsers) -> None:
     c = sub.add_parser("synthetic-certs", help="write checked certificates of the synthetic constructions")
     c.add_argument("directory", metavar="DIR")
     c.add_argument("--eps", type=float, default=0.25)
-    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--seed", type=integer_arg("--seed"), default=0)
     c.set_defaults(handler=_cmd_synthetic)

@@ -13,6 +13,8 @@ __all__ = ["register", "certificate_paths"]
 
 
 def register(subparsers) -> None:
+    from algebra.geometry.commands import nonnegative_arg
+
     p = subparsers.add_parser(
         "certify",
         help="compute and write the catalogue of paper-claim certificates",
@@ -22,7 +24,7 @@ def register(subparsers) -> None:
     )
     p.add_argument("--out", default="certificates", help="output directory (default: certificates)")
     p.add_argument("--fast", action="store_true", help="only the small CI subset")
-    p.add_argument("--seed", type=int, default=0, help="seed of the integer points and inputs")
+    p.add_argument("--seed", type=nonnegative_arg("--seed"), default=0, help="seed of the integer points and inputs")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the index as JSON")
     add_arguments(p, serial_by_default=True)

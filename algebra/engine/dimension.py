@@ -229,6 +229,10 @@ def parse_memory(value) -> int:
     --------
     >>> parse_memory("8G"), parse_memory("512MiB"), parse_memory(1000), parse_memory("1.5k")
     (8589934592, 536870912, 1000, 1536)
+    >>> parse_memory("٨G")
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid --max-memory='٨G': expected bytes, e.g. 8G, 512M or 1000000
     >>> parse_memory("lots")
     Traceback (most recent call last):
     ...
@@ -237,6 +241,8 @@ def parse_memory(value) -> int:
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 0:
         return int(value)
     text = str(value).strip().upper().removesuffix("B").removesuffix("I")
+    if not text.isascii():  # float() also reads '١' and '５': one spelling, ASCII digits
+        raise InputError("--max-memory", value, "bytes, e.g. 8G, 512M or 1000000")
     scale = 1
     if text[-1:] in "KMGT" and text[-1:]:
         scale, text = 1024 ** ("KMGT".index(text[-1]) + 1), text[:-1]
@@ -693,6 +699,16 @@ def dimension(
         previous = lower
         M = min(n_monomials, 2 * M)
 
+    if F.p is not None and lower < best.value:
+        # A proven lower bound still (rank mod p at an integer point <= rank over Q <= dimension), but a
+        # small p need not reach the dimension: a nonzero r x r minor of degree <= r * D in theta (and the
+        # inputs) may vanish at every point modulo p (x^p - x does), and vanishes at a random one with
+        # probability up to r * D / p (Schwartz-Zippel), so the bound says nothing when p <= r * D.
+        degree = (_joint_degree(model) or model.degree + 2) * best.value
+        if F.p <= degree:
+            ladder.notes.append(f"the prime {F.p} is not above {degree}, the degree bound of a {best.value} x {best.value} "
+                                f"minor: the rank modulo {F.p} is a proven lower bound but can fall short of the "
+                                f"dimension; rerun with a prime above it (--prime, default {DEFAULT_PRIME})")
     if not witness:
         wit = None
     elif wit is not None and wit.prime != F.p:
@@ -744,6 +760,8 @@ def _jacobian_routes(model: Model, direct: bool, X, rows: tuple):
     local = [pos[r // n_out] * n_out + r % n_out for r in rows]
 
     def sampled(th, x, G):
+        if not samples:  # a rank-0 lower bound has an empty block: evaluate no Jacobian at no inputs
+            return np.zeros((0, model.parameter_count), dtype=object), model.jacobian(th, x, G)
         return model.jacobian(th, X[samples], G)[local], model.jacobian(th, x, G)
 
     return sampled

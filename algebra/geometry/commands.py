@@ -37,11 +37,12 @@ from typing import Callable
 import numpy as np
 
 from algebra.errors import InputError, ResourceError
-from algebra.exact.field import DEFAULT_PRIME
+from algebra.exact.field import DEFAULT_PRIME, MAX_PRIME, is_prime
 from algebra.engine import MODES, dimension
 from algebra.engine.dimension import DEFAULT_MAX_MEMORY, parse_memory
 from algebra.models import DeepLinear, LightningAttention, MLP, PolynomialMap, QueryKey, quadratic_network, shallow_network
 from algebra.models.cnn import cnn_from_text
+from algebra.models.base import positive_int
 from algebra.models.mlp import parse_activation, parse_inactive
 from algebra.sweep import add_arguments as sweep_arguments
 
@@ -55,15 +56,81 @@ __all__ = [
     "add_certificate_option",
     "write_certificate",
     "add_dimension_options",
+    "parse_integer",
+    "parse_integers",
     "parse_widths",
+    "integer",
+    "integer_arg",
     "positive_arg",
     "nonnegative_arg",
+    "prime_arg",
 ]
 
-_DECIMAL = re.compile(r"[0-9]+")  # ASCII digits only: str.isdigit() accepts '²', which int() refuses
+# ASCII digits only: int() also reads '١' and '５', str.isdigit() also accepts '²' (which int() refuses).
+# A command line is one spelling of its model: every integer option goes through parse_integer.
+_INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
 # -- argument types ---------------------------------------------------------------------------
+
+
+def parse_integer(text, argument: str, *, minimum: int | None = None, allowed: str | None = None) -> int:
+    """An integer written in ASCII decimal digits (optional sign), ``>= minimum`` when given.
+
+    The range check is :func:`algebra.models.base.positive_int`, the library's validator of integer
+    arguments; this function only adds the spelling rule for text.
+
+    Examples
+    --------
+    >>> parse_integer("12", "--n"), parse_integer(" -3 ", "--r")
+    (12, -3)
+    >>> parse_integer("١", "--n", minimum=1)
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid --n='١': expected an integer >= 1 in ASCII digits
+    >>> parse_integer("0", "--n", minimum=1)
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid --n='0': expected an integer >= 1
+    """
+    t = str(text).strip()
+    if not _INTEGER.fullmatch(t):
+        what = allowed or ("an integer" if minimum is None else f"an integer >= {minimum}")
+        raise InputError(argument, text, f"{what} in ASCII digits")
+    value = int(t)
+    if minimum is not None:
+        try:
+            positive_int(argument, value, minimum=minimum)
+        except InputError:
+            raise InputError(argument, text, allowed or f"an integer >= {minimum}") from None
+    return value
+
+
+def parse_integers(text, argument: str, *, minimum: int | None = None, min_length: int = 1,
+                   allowed: str | None = None) -> tuple:
+    """``"3,4,1"`` -> ``(3, 4, 1)``: at least ``min_length`` :func:`parse_integer` entries separated by commas.
+
+    Examples
+    --------
+    >>> parse_integers("0, 2", "--layers", minimum=0)
+    (0, 2)
+    >>> parse_integers("1,٢", "--layers")
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid --layers='1,٢': expected integers separated by commas
+    """
+    if allowed is None:
+        count = "" if min_length <= 1 else f"at least {min_length} "
+        kind = "integers" if minimum is None else ("non-negative integers" if minimum == 0 else
+                                                   "positive integers" if minimum == 1 else f"integers >= {minimum}")
+        allowed = f"{count}{kind} separated by commas"
+    parts = str(text).split(",")
+    if len(parts) < min_length:
+        raise InputError(argument, text, allowed)
+    try:
+        return tuple(parse_integer(p, argument, minimum=minimum) for p in parts)
+    except InputError:
+        raise InputError(argument, text, allowed) from None
 
 
 def parse_widths(text: str, argument: str = "--widths", *, min_length: int = 2) -> tuple:
@@ -82,30 +149,75 @@ def parse_widths(text: str, argument: str = "--widths", *, min_length: int = 2) 
     ...
     algebra.errors.InputError: invalid --widths='3,²,1': expected at least 2 positive integers separated by commas
     """
-    parts = [p.strip() for p in str(text).split(",")]
-    if len(parts) < min_length or not all(_DECIMAL.fullmatch(p) and int(p) > 0 for p in parts):
-        count = "" if min_length <= 1 else f"at least {min_length} "
-        raise InputError(argument, text, f"{count}positive integers separated by commas")
-    return tuple(int(p) for p in parts)
+    return parse_integers(text, argument, minimum=1, min_length=min_length)
 
 
-def _integer_arg(name: str, minimum: int, allowed: str):
+def integer(text) -> int:
+    """A converter like ``int`` for ASCII digits only (raises :class:`~algebra.errors.InputError`, a ``ValueError``).
+
+    Examples
+    --------
+    >>> integer("7")
+    7
+    >>> integer("５")
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid value='５': expected an integer in ASCII digits
+    """
+    return parse_integer(text, "value")
+
+
+def integer_arg(name: str, *, minimum: int | None = None, allowed: str | None = None):
+    """argparse type: :func:`parse_integer` with a message naming the option ``name``.
+
+    The returned callable carries ``integer_option = name`` (the CLI test finds every integer option by it).
+    """
     def parse(text: str) -> int:
-        if not _DECIMAL.fullmatch(text.strip()) or int(text) < minimum:
-            raise argparse.ArgumentTypeError(str(InputError(name, text, allowed)))
-        return int(text)
+        try:
+            return parse_integer(text, name, minimum=minimum, allowed=allowed)
+        except InputError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
 
+    parse.integer_option = name
     return parse
 
 
 def positive_arg(name: str):
     """argparse type: a positive integer, with a message naming the argument."""
-    return _integer_arg(name, 1, "a positive integer")
+    return integer_arg(name, minimum=1, allowed="a positive integer")
 
 
 def nonnegative_arg(name: str):
     """argparse type: a non-negative integer."""
-    return _integer_arg(name, 0, "a non-negative integer")
+    return integer_arg(name, minimum=0, allowed="a non-negative integer")
+
+
+def prime_arg(name: str = "--prime"):
+    """argparse type: a prime below :data:`~algebra.exact.field.MAX_PRIME` (2 and 3 included: a lower bound modulo
+    any prime is proven; the engine notes when one is too small to reach the dimension).
+
+    Examples
+    --------
+    >>> prime_arg()("101")
+    101
+    >>> prime_arg()("100")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: invalid --prime='100': expected a prime below 2097152
+    """
+    allowed = f"a prime below {MAX_PRIME}"
+
+    def parse(text: str) -> int:
+        try:
+            value = parse_integer(text, name, allowed=allowed)
+            if not 2 <= value < MAX_PRIME or not is_prime(value):
+                raise InputError(name, text, allowed)
+        except InputError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        return value
+
+    parse.integer_option = name
+    return parse
 
 
 def _default(value, inherit: bool):
@@ -130,7 +242,7 @@ def add_dimension_options(parser, *, inherit: bool = False) -> None:
     add_output_options(parser, inherit=inherit)
     parser.add_argument("--mode", choices=MODES, default=_default("auto", inherit),
                         help="coefficient or sample space (auto: coefficient where direct)")
-    parser.add_argument("--prime", type=int, default=_default(DEFAULT_PRIME, inherit),
+    parser.add_argument("--prime", type=prime_arg(), default=_default(DEFAULT_PRIME, inherit),
                         help=f"prime modulus < 2^21 (default {DEFAULT_PRIME})")
     parser.add_argument("--over-q", action="store_true", default=_default(False, inherit),
                         help="exact rank over Q instead of mod p (slow)")
@@ -412,6 +524,8 @@ def _run_dim(args) -> int:
             print(f"certified: true (lower bound = exact rank at an integer point; upper bound by the {res.rung} rung)")
         else:
             print(f"certified: false -- dimension >= {res.lower_bound} proven, <= {res.upper_bound} proven")
+            for note in res.notes:  # why the bounds did not meet (a small --prime, a skipped rung, ...)
+                print(f"note: {note}")
         if args.witness and res.witness is not None:
             print(json.dumps({"witness": res.to_json()["witness"]}))
         if cert:
@@ -675,7 +789,7 @@ def register(subparsers) -> None:
     p.add_argument("--parameters", help="parameter names of the atom, comma-separated (polynomial variety)")
     p.add_argument("--inputs", default="", help="input variable names, comma-separated (polynomial variety)")
     p.add_argument("--k", type=positive_arg("--k"), required=True, help="number of points (atoms)")
-    p.add_argument("--prime", type=int, default=DEFAULT_PRIME)
+    p.add_argument("--prime", type=prime_arg(), default=DEFAULT_PRIME)
     add_output_options(p)
     add_certificate_option(p)
     p.set_defaults(handler=_run_secant)
@@ -691,7 +805,7 @@ def register(subparsers) -> None:
     p.add_argument("--k-max", type=positive_arg("--k-max"), default=12)
     p.add_argument("--out", default="secant_tables", help="output directory")
     p.add_argument("--no-progress", action="store_true")
-    p.add_argument("--prime", type=int, default=DEFAULT_PRIME)
+    p.add_argument("--prime", type=prime_arg(), default=DEFAULT_PRIME)
     add_output_options(p)
     sweep_arguments(p, serial_by_default=True)
     p.set_defaults(handler=_run_secant_table)
@@ -702,25 +816,25 @@ def register(subparsers) -> None:
     fams = p.add_subparsers(dest="family", metavar="FAMILY")
     q = fams.add_parser("mlp", help="polynomial MLP with inactive neurons")
     _mlp_arguments(q, inactive_required=True)
-    q.add_argument("--prime", type=int, default=DEFAULT_PRIME)
+    q.add_argument("--prime", type=prime_arg(), default=DEFAULT_PRIME)
     add_output_options(q)
     q.set_defaults(handler=_run_proximity)
     q = fams.add_parser("sweep", help="Conjecture 3.16 sweep over (d0, h1, h2, 1) networks; CSV + Markdown")
     q.add_argument("--out", default="proximity_tables", help="output directory")
     q.add_argument("--no-progress", action="store_true")
-    q.add_argument("--prime", type=int, default=DEFAULT_PRIME)
+    q.add_argument("--prime", type=prime_arg(), default=DEFAULT_PRIME)
     add_output_options(q)
     q.set_defaults(handler=_run_proximity_sweep)
     q = fams.add_parser("cnn", help="polynomial CNN with inactive channels (Appendix C: rank of d phi on F')")
     _cnn_arguments(q, inactive_required=True)
-    q.add_argument("--prime", type=int, default=DEFAULT_PRIME)
+    q.add_argument("--prime", type=prime_arg(), default=DEFAULT_PRIME)
     add_output_options(q)
     q.set_defaults(handler=_run_proximity_cnn)
     q = fams.add_parser("cnn-sweep", help="one inactive channel in small 1-D and 2-D polynomial CNNs; CSV + Markdown")
     q.add_argument("--out", default="proximity_tables", help="output directory")
     q.add_argument("--fast", action="store_true", help="3 cases instead of 84")
     q.add_argument("--no-progress", action="store_true")
-    q.add_argument("--prime", type=int, default=DEFAULT_PRIME)
+    q.add_argument("--prime", type=prime_arg(), default=DEFAULT_PRIME)
     add_output_options(q)
     sweep_arguments(q)
     q.set_defaults(handler=_run_proximity_cnn_sweep)

@@ -28,11 +28,12 @@ from pathlib import Path
 
 from algebra.engine.dimension import DEFAULT_MAX_MEMORY, parse_memory
 from algebra.errors import InputError
+from algebra.geometry.commands import integer  # ASCII digits only: int() also reads '١'
 
 __all__ = ["register"]
 
-_OVERRIDES = (("p", int), ("width", int), ("train_fraction", float), ("seed", int), ("lr", float),
-              ("weight_decay", float), ("batch_size", int), ("epochs", int), ("checkpoint_every", int))
+_OVERRIDES = (("p", integer), ("width", integer), ("train_fraction", float), ("seed", integer), ("lr", float),
+              ("weight_decay", float), ("batch_size", integer), ("epochs", integer), ("checkpoint_every", integer))
 
 
 def _flag(name: str) -> str:
@@ -131,8 +132,8 @@ def _sweep(args) -> int:
 
     base = _config(args, skip=_LIST_FIELDS)
     lists = {}
-    for name, typ in (("p", int), ("width", int), ("lr", float), ("weight_decay", float),
-                      ("train_fraction", float), ("seed", int)):
+    for name, typ in (("p", integer), ("width", integer), ("lr", float), ("weight_decay", float),
+                      ("train_fraction", float), ("seed", integer)):
         vals = _parse_list(getattr(args, name), typ, _flag(name))
         if vals:
             lists[name] = vals
@@ -269,6 +270,7 @@ def _dim(args) -> int:
 
 def register(subparsers) -> None:
     """Add ``grok`` with its subcommands to the top-level parser."""
+    from algebra.geometry.commands import integer_arg
     from algebra.sweep import add_arguments
 
     grok = subparsers.add_parser("grok", help="grokking on modular addition: train, LLC, sweeps, exact references")
@@ -285,11 +287,11 @@ def register(subparsers) -> None:
 
     ll = sub.add_parser("llc", help="per-checkpoint LLC, Hutchinson trace, K_eff, Jacobian rank")
     ll.add_argument("run")
-    ll.add_argument("--every", type=int, default=1, help="stride over checkpoints (default 1)")
-    ll.add_argument("--calibrated-every", type=int, default=0, help="calibrated estimator every N evaluated checkpoints")
-    ll.add_argument("--jacobian-every", type=int, default=0, help="Jacobian rank + exact K_eff dimension every N")
+    ll.add_argument("--every", type=integer_arg("--every"), default=1, help="stride over checkpoints (default 1)")
+    ll.add_argument("--calibrated-every", type=integer_arg("--calibrated-every"), default=0, help="calibrated estimator every N evaluated checkpoints")
+    ll.add_argument("--jacobian-every", type=integer_arg("--jacobian-every"), default=0, help="Jacobian rank + exact K_eff dimension every N")
     ll.add_argument("--full-calibration", action="store_true", help="the calibration's full chain lengths (slow)")
-    ll.add_argument("--seed", type=int, default=0)
+    ll.add_argument("--seed", type=integer_arg("--seed"), default=0)
     ll.add_argument("--progress", action="store_true")
     ll.add_argument("--json", action="store_true")
     add_arguments(ll)
@@ -299,7 +301,7 @@ def register(subparsers) -> None:
     _add_hyper(s, lists=True)
     s.add_argument("--out", required=True, help="sweep directory")
     s.add_argument("--llc", choices=("none", "final", "trajectory"), default="none")
-    s.add_argument("--llc-every", type=int, default=4)
+    s.add_argument("--llc-every", type=integer_arg("--llc-every"), default=4)
     s.add_argument("--exact", action="store_true", help="add the certified data dimension per run")
     s.add_argument("--no-figures", action="store_true")
     s.add_argument("--progress", action="store_true")
@@ -315,10 +317,10 @@ def register(subparsers) -> None:
     r.set_defaults(handler=_report)
 
     d = sub.add_parser("dim", help="certified dimension of the network on the training data")
-    d.add_argument("--p", type=int, required=True)
-    d.add_argument("--width", type=int, required=True)
+    d.add_argument("--p", type=integer_arg("--p"), required=True)
+    d.add_argument("--width", type=integer_arg("--width"), required=True)
     d.add_argument("--train-fraction", type=float, default=1.0)
-    d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--seed", type=integer_arg("--seed"), default=0)
     d.add_argument("--lazy", action="store_true", help="add Theorem 5.2 / Corollary 5.3")
     d.add_argument("--no-coefficient-space", action="store_true")
     d.add_argument("--max-memory", type=parse_memory, default=DEFAULT_MAX_MEMORY, metavar="BYTES",

@@ -6,7 +6,6 @@ Argument parsing only; every subcommand calls a library function in
 
 from __future__ import annotations
 
-import argparse
 import json
 
 from algebra.errors import InputError
@@ -15,16 +14,10 @@ __all__ = ["register", "parse_generators"]
 
 
 def _int(name: str, minimum: int = 0):
-    """argparse type: an integer >= minimum, with a message naming the argument."""
+    """argparse type: an integer >= minimum in ASCII digits, with a message naming the argument."""
+    from algebra.geometry.commands import integer_arg
 
-    def parse(text: str) -> int:
-        t = text.strip()
-        if not (t.isdigit() and int(t) >= minimum):
-            allowed = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
-            raise argparse.ArgumentTypeError(str(InputError(name, text, allowed)))
-        return int(t)
-
-    return parse
+    return integer_arg(name, minimum=minimum, allowed="a positive integer" if minimum == 1 else f"an integer >= {minimum}")
 
 
 def parse_generators(texts, variables_text: str | None = None) -> tuple:
@@ -148,10 +141,13 @@ def _run_poly(args) -> int:
         K = parse_polynomial(args.K, variables, argument="K")
     prior = None
     if args.prior:
-        parts = [p.strip() for p in args.prior.split(",")]
-        if len(parts) != len(K.variables) or not all(p.isdigit() for p in parts):
-            raise InputError("--prior", args.prior, f"{len(K.variables)} non-negative integers separated by commas (one per variable {', '.join(K.variables)})")
-        prior = [int(p) for p in parts]
+        from algebra.geometry.commands import parse_integers
+
+        allowed = (f"{len(K.variables)} non-negative integers separated by commas "
+                   f"(one per variable {', '.join(K.variables)})")
+        prior = list(parse_integers(args.prior, "--prior", minimum=0, allowed=allowed))
+        if len(prior) != len(K.variables):
+            raise InputError("--prior", args.prior, allowed)
     res = newton_rlct(K, prior_exponents=prior)
     if args.json:
         print(json.dumps(res.to_json(), indent=2))
