@@ -78,7 +78,7 @@ def certificate_paths(paths) -> list:
     >>> certificate_paths(["no/such/file.json"])
     ['no/such/file.json']
     """
-    from algebra.checker.kernel import certificate_files
+    from algebra.checker.files import certificate_files
 
     return certificate_files([str(p) for p in paths])
 
@@ -110,25 +110,24 @@ def _certify(args) -> int:
 
 
 def _verify(args) -> int:
-    from algebra.checker import check_file
+    from algebra.checker.files import exit_status, render_row, verify_paths
 
-    paths = certificate_paths(args.paths)
-    if not paths:
+    t0 = time.perf_counter()
+    rows = verify_paths([str(p) for p in args.paths], report=None if args.json else lambda r: print(render_row(r)))
+    certs = [r for r in rows if r.get("certificate")]
+    if not certs:
         print("NOT VERIFIED: no certificate files found")
         return 1
-    results = []
-    t0 = time.perf_counter()
-    for path in paths:
-        ok, reason = check_file(path)
-        results.append({"file": path, "verified": ok, "reason": reason})
-        if not args.json:
-            print(f"{path}: VERIFIED ({reason})" if ok else f"{path}: NOT VERIFIED: {reason}")
-    bad = sum(not r["verified"] for r in results)
+    failed = [r for r in rows if r["verified"] is False]
     if args.json:
-        print(json.dumps({"files": results, "all_verified": bad == 0}, indent=1, sort_keys=True))
+        files = [{"file": r["file"], "verified": r["verified"], "reason": r["reason"]} for r in rows if not r.get("index")]
+        print(json.dumps({"files": files, "all_verified": not failed}, indent=1, sort_keys=True))
     else:
-        print(f"{len(results) - bad} of {len(results)} verified in {time.perf_counter() - t0:.1f} s")
-    return 0 if bad == 0 else 1
+        good = sum(r["verified"] is True for r in certs)
+        other = len(failed) - sum(r["verified"] is False for r in certs)
+        print(f"{good} of {len(certs)} verified in {time.perf_counter() - t0:.1f} s"
+              + (f"; {other} other problem(s) (skipped files, index mismatches) listed above" if other else ""))
+    return exit_status(rows)
 
 
 def _export(args) -> int:

@@ -297,8 +297,8 @@ def _upper_block(model, res, witnesses: str, prime: int) -> tuple:
 
     lower, P, auto = res.lower_bound, res.parameter_count, witnesses == "auto"
     block = {"fields": [], "equations": []}
-    ambient = kernel.Model(checker_spec(model)).ambient()  # the checker's own count (a CNN's engine count is tighter)
-    if auto and ambient <= lower:
+    ambient, status = kernel.Model(checker_spec(model)).ambient_count()  # the checker's own count
+    if auto and status != "above P" and ambient <= lower:
         return block, ambient
     if witnesses == "fields" or (auto and model.symmetry_count() and P - res.symmetry_rank <= lower):
         fields = symbolic_symmetry_fields(model)
@@ -396,6 +396,11 @@ def _stated(stated: dict | None) -> dict | None:
     keys = set(stated) - {"where"}
     if keys not in ({"lambda"}, {"lambda", "multiplicity"}, {"lower", "upper"}):
         raise InputError("stated", stated, "keys lambda[, multiplicity] or lower, upper (and where)")
+    from algebra.checker import kernel
+
+    if kernel.CITATION.fullmatch(stated["where"]) is None:  # a label, never a statement (the checker's rule)
+        raise InputError("stated.where", stated["where"], "a citation of at most 120 characters: letters, digits, "
+                         "spaces and . , & ( ) ' - (no '=', ':' or '<': it is a label, not a statement)")
     return {k: (v if k in ("where", "multiplicity") else exact(v)) for k, v in stated.items()}
 
 

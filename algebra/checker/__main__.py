@@ -2,6 +2,6 @@
 
 import sys
 
-from algebra.checker.kernel import main
+from algebra.checker.files import main
 
 sys.exit(main())

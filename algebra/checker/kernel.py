@@ -26,7 +26,6 @@ import math
 import os
 import re
 import secrets
-import sys
 from fractions import Fraction
 from itertools import combinations
 
@@ -49,8 +48,16 @@ MAX_MATRIX = 4 * 10**6  # entries of any matrix the checker builds (Jacobian row
 MAX_EVAL = 10**9  # samples evaluated x P^2: a bound on the work of rebuilding Jacobian rows
 MAX_DEGREE = 256
 MAX_DIGITS = 400
-_INT = re.compile(r"-?[0-9]{1,%d}" % MAX_DIGITS)
-_FRAC = re.compile(r"-?[0-9]{1,%d}(/[0-9]{1,%d})?" % (MAX_DIGITS, MAX_DIGITS))
+MAX_FRACTION_DIGITS = 4000  # total denominator digits of one list of fractions summed exactly (Newton weights)
+DEGREE_CAP = 10_000  # output degrees up to this are counted exactly; beyond it the ambient is "more than P" (>= 2 inputs)
+MAX_SUPPORT_WORK = 10**7  # monomial products of the ambient count (cnn, attention)
+# Canonical spellings (docs/certificate-format.md, "Canonical specs"): ASCII digits only (``[0-9]`` in a
+# character class is ASCII; ``str.isdigit`` and ``int`` accept other scripts' digits and are never applied to
+# file text unchecked), no sign on counts, no leading zero, no ``-0``; fractions in lowest terms.
+_DEC = re.compile(r"0|[1-9][0-9]{0,%d}" % (MAX_DIGITS - 1))
+_INT = re.compile(r"0|-?[1-9][0-9]{0,%d}" % (MAX_DIGITS - 1))
+_FRAC = re.compile(r"(0|-?[1-9][0-9]{0,%d})(/[1-9][0-9]{0,%d})?" % (MAX_DIGITS - 1, MAX_DIGITS - 1))
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 
 
 class Reject(Exception):
@@ -77,22 +84,65 @@ def small_int(v, lo, hi, what) -> int:
     return v
 
 
+def _shown(v) -> str:
+    text = json.dumps(v, ensure_ascii=True)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def big_int(s, what) -> int:
-    need(isinstance(s, str) and _INT.fullmatch(s) is not None, f"{what} must be a decimal integer string")
+    need(isinstance(s, str) and _INT.fullmatch(s) is not None,
+         f"{what} must be a canonical decimal integer string (ASCII digits, no leading zero, no '+' or '-0'), "
+         f"not {_shown(s)}")
     return int(s)
 
 
 def fraction(s, what) -> Fraction:
-    need(isinstance(s, str) and _FRAC.fullmatch(s) is not None, f"{what} must be an exact 'p' or 'p/q' string")
+    need(isinstance(s, str) and _FRAC.fullmatch(s) is not None,
+         f"{what} must be a canonical exact 'p' or 'p/q' string (ASCII digits, no leading zero), not {_shown(s)}")
     num, _, den = s.partition("/")
-    need(den == "" or int(den) != 0, f"{what} has a zero denominator")
-    return Fraction(int(num), int(den or 1))
+    value = Fraction(int(num), int(den or 1))
+    need(str(value) == s, f"{what} must be in lowest terms with a denominator above 1 (write {value}), not {_shown(s)}")
+    return value
+
+
+def key_int(key, lo, hi, what) -> int:
+    """An integer object key: canonical ASCII decimal (``"1"``, never ``"01"``, ``"+1"`` or ``"١"``) in ``[lo, hi]``."""
+    need(isinstance(key, str) and _DEC.fullmatch(key) is not None and lo <= int(key) <= hi,
+         f"{what} key must be a canonical ASCII decimal in [{lo}, {hi}], not {_shown(key)}")
+    return int(key)
+
+
+def fields(obj, allowed, what, required=()) -> dict:
+    """``obj`` is an object with no field outside ``allowed`` and every field of ``required``."""
+    need(isinstance(obj, dict), f"{what} is not an object")
+    extra = sorted(set(obj) - set(allowed))
+    need(not extra, f"{what} has unknown field(s) {_shown(extra)} (allowed: {', '.join(sorted(allowed))})")
+    missing = sorted(set(required) - set(obj))
+    need(not missing, f"{what} lacks field(s) {', '.join(missing)}")
+    return obj
 
 
 def int_list(v, lo, hi, what, length=None) -> list:
     need(isinstance(v, list) and len(v) <= MAX_PARAMS * 4, f"{what} must be a list")
     need(length is None or len(v) == length, f"{what} must have length {length}")
     return [small_int(x, lo, hi, what) for x in v]
+
+
+def index_set(v, lo, hi, what, length=None) -> list:
+    """A set of indices, spelled canonically: strictly increasing integers in ``[lo, hi]``."""
+    out = int_list(v, lo, hi, what, length)
+    need(all(a < b for a, b in zip(out, out[1:])), f"{what} must be strictly increasing (a sorted set, no repeats)")
+    return out
+
+
+def canonical_or_refuse(spec, canonical, what) -> None:
+    """Refuse ``spec`` unless it is spelled exactly as its canonical form (compared as canonical JSON,
+    so ``1`` and ``true`` differ)."""
+    mine = json.dumps(canonical, sort_keys=True, ensure_ascii=True)
+    theirs = json.dumps(spec, sort_keys=True, ensure_ascii=True)
+    at = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b), min(len(mine), len(theirs)))
+    need(mine == theirs, f"{what} is not in canonical form at character {at}: the file has "
+         f"...{theirs[max(at - 30, 0):at + 40]}..., canonical is ...{mine[max(at - 30, 0):at + 40]}...")
 
 
 def poly(v, nvars, what, budget) -> list:
@@ -103,13 +153,24 @@ def poly(v, nvars, what, budget) -> list:
     out = []
     for t in v:
         need(isinstance(t, list) and len(t) == 2 and isinstance(t[0], list), f"{what}: malformed term")
+        budget[0] -= len(t[0])
+        need(budget[0] >= 0, f"more than {MAX_TERMS} polynomial terms and factors")
         mono = []
         for pair in t[0]:
             need(isinstance(pair, list) and len(pair) == 2, f"{what}: malformed monomial")
             mono.append((small_int(pair[0], 0, nvars - 1, f"{what} variable"), small_int(pair[1], 1, MAX_DEGREE, f"{what} exponent")))
-        need(len({i for i, _ in mono}) == len(mono) and sum(e for _, e in mono) <= MAX_DEGREE, f"{what}: bad monomial")
-        out.append((tuple(mono), fraction(t[1], f"{what} coefficient")))
+        need(all(a[0] < b[0] for a, b in zip(mono, mono[1:])) and sum(e for _, e in mono) <= MAX_DEGREE,
+             f"{what}: a monomial's variables must be strictly increasing, of total degree <= {MAX_DEGREE}")
+        c = fraction(t[1], f"{what} coefficient")
+        need(c != 0, f"{what}: a term has coefficient 0 (canonical polynomials list nonzero terms only)")
+        need(not out or out[-1][0] < tuple(mono), f"{what}: terms must be sorted by monomial, each monomial once")
+        out.append((tuple(mono), c))
     return out
+
+
+def poly_json(p) -> list:
+    """The canonical JSON spelling of a parsed polynomial."""
+    return [[[list(pair) for pair in mono], str(c)] for mono, c in p]
 
 
 def poly_degree(p) -> int:
@@ -125,6 +186,28 @@ def poly_mod(p, values, m) -> int:
             t = t * pow(values[i], e, m) % m
         total += t
     return total % m
+
+
+def poly_value_grad(p, values, m, nvars) -> tuple:
+    """``(p(values), {i: dp/dv_i(values)})`` modulo ``m`` for the variables ``i < nvars``, in one pass over the
+    terms: each term's partial derivatives come from prefix and suffix products of its factors, so a term of
+    ``k`` factors costs ``O(k)`` modular powers (not ``O(k^2)``)."""
+    total, grad = 0, {}
+    for mono, c in p:
+        coef = residue(c, m)
+        powers = [pow(values[i], e, m) for i, e in mono]
+        prefix = [1]
+        for x in powers:
+            prefix.append(prefix[-1] * x % m)
+        total += coef * prefix[-1]
+        suffix = 1
+        for k in range(len(mono) - 1, -1, -1):
+            i, e = mono[k]
+            if i < nvars:
+                d = coef * e * pow(values[i], e - 1, m) * prefix[k] % m * suffix % m
+                grad[i] = (grad.get(i, 0) + d) % m
+            suffix = suffix * powers[k] % m
+    return total % m, grad
 
 
 # -- arithmetic modulo m ------------------------------------------------------------
@@ -252,12 +335,44 @@ def residue(c: Fraction, m: int) -> int:
     return c.numerator * pow(c.denominator, -1, m) % m
 
 
+_SPEC_FIELDS = {"mlp": ("family", "widths", "activations", "bias", "inactive"), "linear": ("family", "widths"),
+                "qk": ("family", "d", "k"), "attention": ("family", "d", "dout", "tokens", "rank"),
+                "polynomial": ("family", "parameters", "inputs", "polynomials", "names")}
+
+
+def read_inactive(v, layers, sizes, what) -> dict:
+    """``{"layer": [units]}`` -> ``{layer: [units]}``: canonical keys in ``[1, layers]``, each list a non-empty
+    strictly increasing set of units in range, at least one unit left in the layer."""
+    need(isinstance(v, dict), f"{what} must be an object")
+    out = {}
+    for key, units in v.items():
+        layer = key_int(key, 1, layers, f"{what} layer")
+        units = index_set(units, 0, sizes[layer] - 1, f"{what} units of layer {layer}")
+        need(0 < len(units) < sizes[layer], f"{what}: layer {layer} lists no unit or all {sizes[layer]} (one must be left)")
+        out[layer] = units
+    return out
+
+
+def inactive_json(inactive) -> dict:
+    return {str(layer): list(units) for layer, units in sorted(inactive.items())}
+
+
+def activation_json(acts) -> list:
+    return [[str(c) for c in a] for a in acts]
+
+
 class Model:
-    """The checker's own reading of a model spec (see docs/certificate-format.md)."""
+    """The checker's own reading of a model spec (see docs/certificate-format.md).
+
+    The spec must be spelled in its one canonical form (:func:`canonical_or_refuse`): ``self.spec`` is that
+    form, rebuilt from the parsed values, and everything the checker renders or hashes is taken from it.
+    """
 
     def __init__(self, spec):
         self.family = fam = get(spec, "family", str, "model")
         self.n_in, self.deg_x, self.homogeneous, budget = 0, 0, True, [MAX_TERMS]
+        if fam in _SPEC_FIELDS:
+            fields(spec, _SPEC_FIELDS[fam], f"the {fam} spec", _SPEC_FIELDS[fam])
         if fam in ("mlp", "linear"):
             w = self.widths = int_list(get(spec, "widths", list), 1, MAX_SIDE, "widths")
             need(2 <= len(w) <= 64, "widths must have 2..64 entries")
@@ -268,11 +383,9 @@ class Model:
             self.acts = [[fraction(c, "activation coefficient") for c in a] for a in acts]
             need(all(a[-1] != 0 for a in self.acts), "an activation has a zero leading coefficient")
             self.bias, eff = get(spec, "bias", bool), list(w)
-            for key, ns in get(spec, "inactive", dict).items():
-                need(key.isdigit() and 1 <= int(key) <= len(w) - 2, "inactive layer out of range")
-                ns = int_list(ns, 0, w[int(key)] - 1, "inactive neuron")
-                need(len(set(ns)) == len(ns) < w[int(key)], "inactive neurons must be distinct, one left")
-                eff[int(key)] -= len(ns)
+            self.inactive = read_inactive(get(spec, "inactive", dict), len(w) - 2, w, "inactive")
+            for layer, units in self.inactive.items():
+                eff[layer] -= len(units)
             self.eff, self.n_in, self.n_out = eff, w[0], w[-1]
             self.blocks = [b for l in range(1, len(eff)) for b in [(eff[l], eff[l - 1])] + [(eff[l], 1)] * self.bias]
             self.deg_x = math.prod(len(a) - 1 for a in self.acts)
@@ -280,44 +393,99 @@ class Model:
             self.degree = 2  # joint degree of the outputs in (theta, x)
             for a in self.acts:
                 self.degree = (len(a) - 1) * self.degree + 1
+            self.work = sum(r * c for r, c in self.blocks) + sum(eff[1:-1])  # dual products and activations
+            self.flat = sum(w * len(a) for w, a in zip(eff[1:-1], self.acts))  # Horner steps on values
+            self.spec = {"family": fam, "widths": list(w), "activations": activation_json(self.acts), "bias": self.bias,
+                         "inactive": inactive_json(self.inactive)}
         elif fam == "linear":
             self.blocks, self.n_out, self.degree = [(w[l], w[l - 1]) for l in range(1, len(w))], w[0] * w[-1], len(w) - 1
+            self.work = sum(w[0] * w[l] * w[l - 1] for l in range(1, len(w)))
+            self.spec = {"family": fam, "widths": list(w)}
         elif fam == "qk":
             d, k = (small_int(get(spec, key, int), 1, MAX_SIDE, key) for key in ("d", "k"))
-            self.blocks, self.n_out, self.degree = [(d, k), (d, k)], d * d, 2
+            self.blocks, self.n_out, self.degree, self.work = [(d, k), (d, k)], d * d, 2, d * d * k
+            self.spec = {"family": fam, "d": d, "k": k}
         elif fam == "attention":
             d, do, t = (small_int(get(spec, k, int), 1, 256, k) for k in ("d", "dout", "tokens"))
             a = small_int(get(spec, "rank", int), 1, d, "rank")
             self.d, self.dout, self.t, self.rank = d, do, t, a
             self.blocks = [(d, d), (do, d)] if a == d else [(a, d), (a, d), (do, d)]
             self.n_in, self.n_out, self.deg_x, self.degree = d * t, do * t, 3, 5 if a == d else 6
+            self.work = d * d * a + 2 * t * d * d + do * d * d + do * t * d  # dual products of one forward pass
+            self.spec = {"family": fam, "d": d, "dout": do, "tokens": t, "rank": a}
         elif fam == "polynomial":
             npar = small_int(get(spec, "parameters", int), 1, MAX_PARAMS, "parameters")
             self.n_in = small_int(get(spec, "inputs", int), 0, MAX_SIDE, "inputs")
             polys = get(spec, "polynomials", list)
             need(1 <= len(polys) <= MAX_SIDE, "polynomials must be a non-empty list")
             self.polys = [poly(p, npar + self.n_in, "model polynomial", budget) for p in polys]
+            names = get(spec, "names", list)
+            need(len(names) == npar + self.n_in and all(isinstance(x, str) and _NAME.fullmatch(x) for x in names)
+                 and len(set(names)) == len(names), f"names must be {npar + self.n_in} distinct ASCII identifiers "
+                 "(letters, digits, '_'; at most 64 characters)")
             self.blocks, self.n_out = [(npar, 1)], len(polys)
             xdeg = {sum(e for i, e in mo if i >= npar) for p in self.polys for mo, _ in p}
             self.deg_x, self.homogeneous = max(xdeg, default=0), len(xdeg) <= 1
             self.degree = max(poly_degree(p) for p in self.polys)
+            self.work = sum(len(mo) + 1 for p in self.polys for mo, _ in p)  # no dual products: one pass per term
+            self.spec = {"family": fam, "parameters": npar, "inputs": self.n_in,
+                         "polynomials": [poly_json(p) for p in self.polys], "names": list(names)}
         elif fam in ("cnn", "differential"):
             from algebra.checker.cnn import read
 
             read(self, spec)
         else:
-            raise Reject(f"unknown model family {fam!r}")
+            raise Reject(f"unknown model family {_shown(fam)}")
+        canonical_or_refuse(spec, self.spec, f"the {fam} spec")
         self.P = sum(r * c for r, c in self.blocks)
-        self.cost = max(self.P**2, getattr(self, "work", 0) * self.P)  # steps of one forward pass with gradients
+        # steps of one forward pass with gradients: every dual product touches at most P gradient entries;
+        # the polynomial family has no dual products (one pass over its terms, prefix/suffix products)
+        self.cost = (self.work * max(self.P, 1) if fam != "polynomial" else self.work * 4) + getattr(self, "flat", 0)
+        self.spent = 0  # steps of forward passes charged so far (MAX_EVAL per certificate, :meth:`charge`)
         need(self.P <= MAX_PARAMS and self.n_out <= MAX_SIDE and self.n_in <= MAX_SIDE, "too many parameters, inputs or outputs")
         need(self.n_out * self.P <= MAX_MATRIX, f"a Jacobian block would exceed {MAX_MATRIX} entries")
+        need(self.cost <= MAX_EVAL, f"one forward pass with gradients would take {self.cost} steps, more than {MAX_EVAL}")
 
-    def ambient(self) -> int:
-        """``n_outputs`` times the number of monomials of the output degree in the inputs."""
-        if self.n_in == 0:
-            return self.n_out
-        n, k = getattr(self, "support", self.n_in), self.deg_x  # support: the inputs one output reads
-        return self.n_out * (math.comb(n + k - 1, k) if self.homogeneous else math.comb(n + k, k))
+    def charge(self, passes: int = 0, steps: int = 0) -> None:
+        """Charge ``passes`` forward passes with gradients and ``steps`` other steps to this certificate's
+        budget (``MAX_EVAL`` in all), before running them."""
+        self.spent += passes * self.cost + steps
+        need(self.spent <= MAX_EVAL, f"checking this certificate would take more than {MAX_EVAL} steps "
+             f"({self.cost} per forward pass with gradients)")
+
+    def ambient_count(self) -> tuple:
+        """``(count, status)``: the number of output coordinates times monomials the outputs can contain.
+
+        ``status`` is ``"exact"`` (``count`` is that number), ``"above P"`` (it exceeds ``P``; ``count`` is a
+        lower bound above ``P``) or ``"unknown"`` (``count`` is an upper bound above ``P``).  Counted from the
+        model, never from its shape: the MLP's output degrees propagate through the activations' nonzero
+        coefficients (:func:`degree_set`); attention counts the monomials ``x_ps x_is x_jc`` its outputs are
+        sums of; a polynomial map the input monomials its terms carry; a CNN (:func:`algebra.checker.cnn.support`)
+        the monomials of the inputs each output actually reads.  The MLP and CNN counts assume the generic
+        coefficient of each such monomial is nonzero (a test compares them with brute-force expansions).
+        """
+        fam, n = self.family, self.n_in
+        if n == 0:
+            return self.n_out, "exact"
+        if fam == "polynomial":
+            npar = self.P
+            per = [len({tuple(f for f in mono if f[0] >= npar) for mono, _ in p}) for p in self.polys]
+            return sum(per), "exact"
+        if fam == "attention":
+            d, t = self.d, self.t
+            # output (a, c) = sum V_ap X_ps X_is A_ij X_jc carries the monomials of token multisets {c, c, c} and
+            # {s, s, c}, s != c; swapping tokens 0 and c maps output (a, 0) to (a, c), so the image lies in
+            # dout x (those monomials) coordinates
+            return self.dout * (math.comb(d + 2, 3) + (t - 1) * d * math.comb(d + 1, 2)), "exact"
+        if fam in ("cnn", "differential"):
+            from algebra.checker.cnn import support
+
+            return support(self)
+        degrees = degree_set(self.acts, self.bias)
+        if degrees is None:  # an output degree above DEGREE_CAP
+            return (self.P + 1, "above P") if n >= 2 else (self.n_out * (self.deg_x + 1), "unknown")
+        per = sum(math.comb(n + d - 1, d) for d in range(degrees.bit_length()) if degrees >> d & 1)
+        return self.n_out * per, "exact"
 
     def _mats(self, theta):
         """Parameter blocks as matrices of duals ``(theta_i, {i: 1})``."""
@@ -369,28 +537,48 @@ class Model:
                 prod = [[d_dot([(W[i][k], prod[k][j]) for k in range(len(prod))], m) for j in range(len(prod[0]))] for i in range(len(W))]
             return [e for row in prod for e in row]
         values = [v % m for v in theta] + [v % m for v in x]
-        outs = []
-        for p in self.polys:
-            v = poly_mod(p, values, m)
-            g = {}
-            for mono, c in p:
-                for i, e in mono:
-                    if i < self.P:
-                        rest = [(j, f - (j == i)) for j, f in mono if f - (j == i)]
-                        g[i] = (g.get(i, 0) + e * poly_mod([(tuple(rest), c)], values, m)) % m
-            outs.append((v, g))
-        return outs
+        return [poly_value_grad(p, values, m, self.P) for p in self.polys]
 
     def rows(self, theta, inputs, wanted, m):
         """``{row: [J[row, c] for all c]}`` for the wanted Jacobian rows (sample-major)."""
         out, samples = {}, sorted({r // self.n_out for r in wanted})
-        need(len(samples) * self.cost <= MAX_EVAL, f"rebuilding these rows would take more than {MAX_EVAL} steps")
+        self.charge(len(samples))
         for s in samples:
             duals = self.forward(theta, inputs[s] if inputs else [], m)
             for o, (_, g) in enumerate(duals):
                 if s * self.n_out + o in wanted:
                     out[s * self.n_out + o] = [g.get(c, 0) for c in range(self.P)]
         return out
+
+
+def degree_set(acts, bias):
+    """The degrees (a bitmask) of the monomials an MLP's outputs contain: ``{1}`` (and ``0`` with biases) after
+    the first layer; through ``sigma = sum c_j t^j`` the union over ``c_j != 0`` of the ``j``-fold sumsets; each
+    layer's biases add ``0``.  ``None`` when a degree above ``DEGREE_CAP`` occurs."""
+    top = 1
+    for a in acts:
+        top *= len(a) - 1
+    if top > DEGREE_CAP:
+        return None
+    D = 0b10 | bias
+    for a in acts:
+        power, out = 1, 0  # power: the degrees of z^j, j = 0, 1, ...
+        for j, c in enumerate(a):
+            if j:
+                power = _sumset(power, D)
+            if c != 0:
+                out |= power
+        D = out | bias
+    return D
+
+
+def _sumset(A: int, B: int) -> int:
+    out, b = 0, 0
+    while B:
+        if B & 1:
+            out |= A << b
+        B, b = B >> 1, b + 1
+    return out
 
 
 # -- claims: derived from the data, rendered canonically ---------------------------------
@@ -451,8 +639,7 @@ def symmetry_count(model) -> int:
     with a linear one (GL gauge), ``k^2`` for ``A B^T``, ``1 + a^2`` (``1`` at full rank) for attention."""
     fam = model.family
     if fam == "mlp":
-        mono = [sum(1 for c in a if c) == 1 for a in model.acts]
-        return sum((w**2 if len(a) == 2 else w) for w, a, m in zip(model.eff[1:-1], model.acts, mono) if m)
+        return layer_symmetries(model.eff[1:-1], model.acts, model.bias)
     if fam == "linear":
         return sum(w * w for w in model.widths[1:-1])
     if fam == "qk":
@@ -466,9 +653,32 @@ def symmetry_count(model) -> int:
     return 0
 
 
+def layer_symmetries(widths, acts, bias) -> int:
+    """Per hidden layer of ``w`` units: ``w`` rescalings for a monomial activation ``c t^k`` (``k >= 2``),
+    the gauge ``GL(w)`` (``w^2``) for ``c t`` and, with biases, the affine gauge (``w^2 + w``) for ``c t + c0``;
+    nothing for other activations.  An affine activation ``c t + c0`` (``c0 != 0``) without biases is refused."""
+    total = 0
+    for w, a in zip(widths, acts):
+        if len(a) == 2:
+            need(bias or a[0] == 0, "no symmetry count for an affine activation c t + c0 (c0 != 0) without biases")
+            total += w * w + w * bias
+        elif sum(1 for c in a if c) == 1:
+            total += w
+    return total
+
+
 def expected_count(model) -> int:
-    """The expected dimension ``min(ambient, P - symmetry_count)``: a dimension below it is a defect."""
-    return min(model.ambient(), model.P - symmetry_count(model))
+    """The expected dimension ``min(ambient, P - symmetry_count)``: a dimension below it is a defect.
+    Refused when the ambient count is not known to be exact or above ``P``."""
+    ambient, status = model.ambient_count()
+    need(status != "unknown", "the ambient dimension of this model cannot be counted within the checker's limits "
+         f"(an output degree above {DEGREE_CAP} with one input): no defect can be derived")
+    return min(ambient, model.P - symmetry_count(model))
+
+
+def ambient_text(model) -> str:
+    ambient, status = model.ambient_count()
+    return f"ambient {ambient}" if status == "exact" else f"ambient > {model.P}"
 
 
 def rank_claim(kind, model, spec, value, expected=None, sub=None) -> dict:
@@ -481,7 +691,7 @@ def rank_claim(kind, model, spec, value, expected=None, sub=None) -> dict:
            f"neuromanifold, is {_WORDS[rel]} {value}"
     if kind == "defect":
         claim["expected"] = expected
-        text += f"; this is below the expected count {expected} = min(ambient {model.ambient()}, " \
+        text += f"; this is below the expected count {expected} = min({ambient_text(model)}, " \
                 f"{model.P} parameters - {symmetry_count(model)} rescaling/gauge symmetries)"
     claim["text"] = text
     if sub is not None:
@@ -507,7 +717,10 @@ def formula_claim(name, inputs, subject, lam, mult, route, stated, relation="=="
             said = f"{stated['lower']} <= lambda <= {stated['upper']}"
         if relation == "<=":
             agrees = Fraction(stated.get("lambda", stated.get("lower", 0))) <= lam
-        words += f"; stated in {stated['where']}: {said}, which {'agrees' if agrees else 'disagrees'}"
+        # a closed form's source is the checker's own (FORMULA_SOURCES); a recorded value's citation is the
+        # file's label, so it stays out of the text (claim.stated.where carries it, quoted, never rendered)
+        where = FORMULA_SOURCES[name] if name in FORMULA_SOURCES else "the cited source (the label stated.where)"
+        words += f"; stated in {where}: {said}, which {'agrees' if agrees else 'disagrees'}"
     return {"about": {"formula": name, "inputs": inputs}, "relation": relation, "value": str(lam), "multiplicity": mult,
             "route": route, "stated": stated, "agrees": agrees, "text": words}
 
@@ -524,8 +737,9 @@ def compare_claim(claim, derived) -> None:
 # -- the certificate kinds -----------------------------------------------------------
 def read_point(cert, model):
     pt = get(cert, "point", dict)
+    fields(pt, ("prime", "theta", "inputs"), "point", ("prime", "theta", "inputs"))
     p = big_int(get(pt, "prime", str), "prime")
-    need(2 < p < 2**64 and is_prime(p), "point.prime is not a prime in (2, 2^64)")
+    need(2 <= p < 2**64 and is_prime(p), "point.prime is not a prime in [2, 2^64)")
     theta = get(pt, "theta", list)
     need(len(theta) == model.P, f"theta must have {model.P} entries")
     theta = [big_int(v, "theta entry") for v in theta]
@@ -540,10 +754,10 @@ def read_point(cert, model):
 
 
 def witness_rows_cols(block, model, inputs, what):
+    fields(block, ("rows", "cols"), what, ("rows", "cols"))
     n_rows = model.n_out * max(len(inputs), 1)
-    rows = int_list(get(block, "rows", list), 0, n_rows - 1, f"{what}.rows")
-    cols = int_list(get(block, "cols", list), 0, model.P - 1, f"{what}.cols", len(rows))
-    need(len(set(rows)) == len(rows) and len(set(cols)) == len(cols), f"{what}: rows and cols must be distinct")
+    rows = index_set(get(block, "rows", list), 0, n_rows - 1, f"{what}.rows")
+    cols = index_set(get(block, "cols", list), 0, model.P - 1, f"{what}.cols", len(rows))
     need(len(rows) * model.P <= MAX_MATRIX, f"{what}: more than {MAX_MATRIX} Jacobian entries")
     return rows, cols
 
@@ -564,23 +778,25 @@ def lower_bound(cert, model, notes):
 def upper_bound(cert, model, notes):
     p, theta, inputs = read_point(cert, model)
     up, P, budget = get(cert, "upper", dict), model.P, [MAX_TERMS]
-    bound, reasons, identities = model.ambient(), ["ambient"], []
-    fields = []
+    fields(up, ("fields", "equations", "cramer"), "upper", ("fields", "equations"))
+    ambient, exact = model.ambient_count()
+    bound, reasons, identities = min(ambient, P), ["ambient" if ambient <= P else f"{P} parameters"], []
+    kfields = []
     for f in get(up, "fields", list):
-        need(isinstance(f, list) and len(fields) < P and (len(fields) + 1) * P <= MAX_MATRIX, "too many fields")
+        need(isinstance(f, list) and len(kfields) < P and (len(kfields) + 1) * P <= MAX_MATRIX, "too many fields")
         entries = {}
         for e in f:
             need(isinstance(e, list) and len(e) == 2, "field entry must be [parameter, polynomial]")
             j = small_int(e[0], 0, P - 1, "field parameter")
-            need(j not in entries, "repeated field parameter")
+            need(not entries or j > max(entries), "a field's parameters must be strictly increasing (each once)")
             entries[j] = poly(e[1], P, "field polynomial", budget)
-        fields.append(entries)
-    if fields:
-        F0 = [[poly_mod(f[j], theta, p) if j in f else 0 for j in range(P)] for f in fields]
+        kfields.append(entries)
+    if kfields:
+        F0 = [[poly_mod(f[j], theta, p) if j in f else 0 for j in range(P)] for f in kfields]
         s = rank_mod(F0, p)
         if P - s < bound:
-            bound, reasons = P - s, [f"{len(fields)} polynomial kernel fields of rank {s} at theta"]
-        identities.append(("fields", model.degree + max((poly_degree(x) for f in fields for x in f.values()), default=0)))
+            bound, reasons = P - s, [f"{len(kfields)} polynomial kernel fields of rank {s} at theta"]
+        identities.append(("fields", model.degree + max((poly_degree(x) for f in kfields for x in f.values()), default=0)))
     cramer = up.get("cramer")
     if cramer is not None:
         R, B = witness_rows_cols(cramer, model, inputs, "upper.cramer")
@@ -591,15 +807,21 @@ def upper_bound(cert, model, notes):
     eqs = [poly(g, model.n_out, "image equation", budget) for g in get(up, "equations", list)]
     if eqs:
         need(model.n_in == 0 and len(eqs) * model.n_out <= MAX_MATRIX, "image equations need a small model without inputs")
+        model.charge(1)
         y = [v for v, _ in model.forward(theta, [], p)]
-        D = [[poly_mod(dg, y, p) for dg in (_diff(g, j) for j in range(model.n_out))] for g in eqs]
+        D = []
+        for g in eqs:  # one pass over each equation's terms gives its whole gradient
+            grad = poly_value_grad(g, y, p, model.n_out)[1]
+            D.append([grad.get(j, 0) for j in range(model.n_out)])
         e = rank_mod(D, p)
-        if model.ambient() - e < bound:
-            bound, reasons = model.ambient() - e, [f"{len(eqs)} image equations of gradient rank {e}"]
+        if ambient - e < bound:
+            bound, reasons = ambient - e, [f"{len(eqs)} image equations of gradient rank {e}"]
         identities.append(("equations", max(poly_degree(g) for g in eqs) * model.degree))
     if identities:
         deg = max(max(d for _, d in identities), 1)
         need(deg <= MAX_IDENTITY_DEGREE, f"identity degree {deg} above {MAX_IDENTITY_DEGREE}")
+        entries = sum(len(f) for f in kfields)
+        per = model.n_out * (entries + (len(R) * (P - len(R)) if cramer is not None else 0))  # J X and J_N - J_B Y
         # per point: the polynomial vanishes at the point (<= deg / q), the random q divides the
         # content of the nonzero integer polynomial (<= 2^-120, its coefficients have < 2^70 bits),
         # q is composite despite 40 Miller-Rabin rounds (<= 2^-80)
@@ -607,8 +829,9 @@ def upper_bound(cert, model, notes):
         k = 1
         while per_point**k >= Fraction(1, 2**SZ_TARGET_BITS):
             k += 1
+        model.charge(steps=k * per)
         for _ in range(k):
-            sz_point(model, fields, cramer and (R, B), eqs, inputs, random_prime())
+            sz_point(model, kfields, cramer and (R, B), eqs, inputs, random_prime())
         bits = math.floor(-k * math.log2(per_point))
         notes.append(f"identities ({', '.join(n for n, _ in identities)}) hold at {k} random point(s) modulo a random "
                      f"{SZ_BITS}-bit prime (degree <= {deg}; failure probability <= 2^-{bits})")
@@ -616,19 +839,11 @@ def upper_bound(cert, model, notes):
     return bound
 
 
-def _diff(g, j):
-    out = []
-    for mono, c in g:
-        e = dict(mono).get(j, 0)
-        if e:
-            out.append((tuple((i, f - (i == j)) for i, f in mono if f - (i == j)), c * e))
-    return out
-
-
 def sz_point(model, fields, cramer, eqs, inputs, q):
     P = model.P
     th = [secrets.randbelow(q) for _ in range(P)]
     x = [secrets.randbelow(q) for _ in range(model.n_in)]
+    model.charge(1)
     duals = model.forward(th, x, q)
     J = [[g.get(c, 0) for c in range(P)] for _, g in duals]
     for f in fields:
@@ -648,6 +863,11 @@ def sz_point(model, fields, cramer, eqs, inputs, q):
         need(poly_mod(g, [v for v, _ in duals], q) == 0, "an image equation does not vanish on the image")
 
 
+# ``theorem`` and ``case``: informational (never read into the claim); ``stated``: derived or recorded data
+FORMULA_FIELDS = {name: ("name", "inputs", "lambda", "multiplicity", "stated", "theorem", "case")
+                  for name in ("reduced_rank_regression", "query_key", "deep_linear_network", "regular_model",
+                               "newton_polyhedron")}
+CITATION = re.compile(r"[A-Za-z][A-Za-z0-9 .,&()'-]{0,119}")
 FORMULA_SOURCES = {"reduced_rank_regression": "Aoyagi & Watanabe (2005), Main Theorem",
                    "query_key": "graph-attention paper, Theorem 2 (44)-(45)",
                    "deep_linear_network": "Aoyagi (2024), Theorem 1"}
@@ -658,6 +878,9 @@ def check_formula(cert, notes):
     value is the printed formula re-evaluated (closed forms) or recorded data (``regular_model``)."""
     body = get(cert, "formula", dict)
     name, args = get(body, "name", str), get(body, "inputs", dict)
+    need(name in FORMULA_FIELDS, f"unknown formula {_shown(name)}")
+    extra = ("rank",) if name == "regular_model" else ("distance", "weights", "normal") if name == "newton_polyhedron" else ()
+    fields(body, FORMULA_FIELDS[name] + extra, "formula", ("name", "inputs", "lambda", "multiplicity") + extra)
     val = lambda k, lo=0: small_int(get(args, k, int), lo, 10**6, k)  # noqa: E731
     printed = None
     if name == "reduced_rank_regression":
@@ -685,6 +908,7 @@ def check_formula(cert, notes):
         subject = f"the deep linear network with widths {tuple(ws)} and teacher rank {r}"
     elif name == "regular_model":
         block = get(body, "rank", dict)
+        fields(block, ("model", "point", "lower", "upper"), "formula.rank", ("model", "point", "lower", "upper"))
         spec = get(block, "model", dict, "formula.rank")
         model = Model(spec)
         lo, hi = lower_bound(block, model, notes), upper_bound(block, model, notes)
@@ -695,8 +919,8 @@ def check_formula(cert, notes):
         route = f"the certified Jacobian rank {lo} / 2 (Watanabe 2009: lambda = rank / 2 for a regular model)"
     elif name == "newton_polyhedron":
         (lam, subject, route), mult = newton_distance(body, args), None
-    else:
-        raise Reject(f"unknown formula {name!r}")
+    else:  # pragma: no cover - FORMULA_FIELDS lists exactly the names above
+        raise Reject(f"unknown formula {_shown(name)}")
     relation = "<=" if name == "newton_polyhedron" else "=="
     m_file = body.get("multiplicity")
     need(fraction(get(body, "lambda", str), "lambda") == lam and m_file == mult and type(m_file) is type(mult),
@@ -723,6 +947,10 @@ def newton_distance(body, args):
     t = fraction(get(body, "distance", str), "distance")
     mu = [fraction(x, "weight") for x in get(body, "weights", list)]
     a = [fraction(x, "normal") for x in get(body, "normal", list)]
+    # exact sums of these fractions cost about (number of terms) x (digits of the common denominator)^2
+    digits = sum(len(str(x.denominator)) for x in mu + a) + sum(len(str(x.denominator)) for x in [t])
+    need(digits <= MAX_FRACTION_DIGITS, f"the weights' and normal's denominators have {digits} digits in all, more "
+         f"than {MAX_FRACTION_DIGITS}")
     need(len(mu) == len(points) and len(a) == n, "weights: one per support point (sorted); normal: one per variable")
     need(t > 0 and min(mu) >= 0 and sum(mu) == 1 and all(t * v[i] >= sum(m * p[i] for m, p in zip(mu, points))
                                                           for i in range(n)), "t v is not in the Newton polyhedron")
@@ -743,7 +971,8 @@ def read_stated(st, name, printed):
         return want
     if st is None:
         return None
-    need(isinstance(st, dict) and isinstance(st.get("where"), str) and len(st["where"]) <= 300, "formula.stated.where")
+    need(isinstance(st, dict) and isinstance(st.get("where"), str) and CITATION.fullmatch(st["where"]) is not None,
+         "formula.stated.where must be a citation of at most 120 characters: letters, digits, spaces and . , & ( ) ' -")
     keys = set(st) - {"where"}
     need(keys in ({"lambda"}, {"lambda", "multiplicity"}, {"lower", "upper"}), "formula.stated has unknown fields")
     for k in keys - {"multiplicity"}:
@@ -768,7 +997,8 @@ def check_rank(cert, kind, notes):
         need(value < expected, f"the dimension {value} is not below the expected count {expected}: no defect")
         notes.append(f"dimension {value} < expected count {expected}")
     sub = None
-    if model.family == "differential" and "subnetwork" in cert:  # compared with the rank's proven lower bound
+    need("subnetwork" not in cert or model.family == "differential", "only a differential has a subnetwork block")
+    if "subnetwork" in cert:  # compared with the rank's proven lower bound
         from algebra.checker.cnn import subnetwork_bound
 
         need(lo is not None, "a subnetwork comparison needs a lower bound of the rank")
@@ -831,6 +1061,15 @@ def check_representation(cert, notes):
     return derive_representation_claim(cert, notes)
 
 
+# fields a certificate of each kind may have besides the informational ones (``source``, ``tool``, ``seed``: never
+# read into a claim); the kinds' readers require the ones they need
+_INFORMATIONAL = ("schema_version", "kind", "claim", "sha256", "source", "tool", "seed")
+CERT_FIELDS = {"rank_lower_bound": ("model", "point", "lower", "subnetwork"), "rank_upper_bound": ("model", "point", "upper"),
+               "dimension": ("model", "point", "lower", "upper"), "defect": ("model", "point", "lower", "upper"),
+               "formula": ("formula",), "interval_inequality": ("payload",),
+               "attention_rank": ("matrix", "selection", "approximant"), "score_representation": ("representation",)}
+
+
 # -- entry points ----------------------------------------------------------------------
 def _no_duplicates(pairs):
     keys = [k for k, _ in pairs]
@@ -845,7 +1084,8 @@ def check(cert) -> str:
     body = {k: v for k, v in cert.items() if k != "sha256"}
     need(get(cert, "sha256", str) == digest(body), "sha256 does not match the content")
     kind = get(cert, "kind", str)
-    need(kind in KINDS, f"unknown kind {kind!r}")
+    need(kind in KINDS, f"unknown kind {_shown(kind)}")
+    fields(cert, _INFORMATIONAL + CERT_FIELDS[kind], f"a {kind} certificate", ("claim",))
     claim, notes = get(cert, "claim", dict), []
     get(claim, "text", str, "claim")
     if kind == "formula":
@@ -866,52 +1106,5 @@ def check(cert) -> str:
     return "; ".join(notes)
 
 
-def check_file(path: str) -> tuple:
-    """``(True, reason)`` when the file verifies, ``(False, reason)`` otherwise; never raises."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_FILE_BYTES + 1)
-        need(len(data) <= MAX_FILE_BYTES, f"file larger than {MAX_FILE_BYTES} bytes")
-        try:
-            cert = json.loads(data.decode("utf-8"), object_pairs_hook=_no_duplicates, parse_constant=_bad_constant)
-        except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-            raise Reject(f"not valid JSON ({type(exc).__name__})") from None
-        return True, check(cert)
-    except Reject as exc:
-        return False, str(exc)
-    except OSError as exc:
-        return False, f"cannot read the file ({exc.strerror})"
-    except (RecursionError, MemoryError, OverflowError, ValueError, TypeError, ArithmeticError) as exc:
-        return False, f"malformed certificate ({type(exc).__name__})"
-
-
 def _bad_constant(name):
     raise Reject(f"JSON constant {name} is not allowed")
-
-
-def certificate_files(paths) -> list:
-    """Expand directories, recursively, into their ``*.json`` files (sorted; every ``index.json`` skipped)."""
-    out = []
-    for p in paths:
-        if not os.path.isdir(p):
-            out.append(p)
-            continue
-        for root, dirs, files in os.walk(p):
-            dirs.sort()
-            out += sorted(os.path.join(root, f) for f in files if f.endswith(".json") and f != "index.json")
-    return out
-
-
-def main(argv=None) -> int:
-    """``python -m algebra.checker PATH...``: one verdict line per file (a directory: its ``*.json``
-    except ``index.json``, subdirectories included); exit 0 only if all verify."""
-    paths = certificate_files(sys.argv[1:] if argv is None else argv)
-    if not paths:
-        print("usage: python -m algebra.checker CERTIFICATE.json ...", file=sys.stderr)
-        return 2
-    ok_all = True
-    for path in paths:
-        ok, reason = check_file(path)
-        ok_all &= ok
-        print(f"{path}: VERIFIED ({reason})" if ok else f"{path}: NOT VERIFIED: {reason}")
-    return 0 if ok_all else 1

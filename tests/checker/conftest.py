@@ -40,7 +40,7 @@ def base_certificates() -> dict:
     out["formula-rrr"] = (formula_certificate("reduced_rank_regression", 5, 4, 3, 1).certificate, None)
     out["formula-linear"] = (formula_certificate("deep_linear_network", [4, 3, 3, 5], 1).certificate, None)
     out["formula-qk"] = (formula_certificate("query_key", 6, 4, 3).certificate, None)
-    stated = {"lambda": 3, "where": "Corollary 4.2 read as lambda = dim / 2"}
+    stated = {"lambda": 3, "where": "Corollary 4.2 (read as lambda equal to dim over 2)"}
     out["formula-regular"] = (rlct_certificate(quadratic_network(3, 1, 2), stated=stated).certificate, 5)
     return out
 
