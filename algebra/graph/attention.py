@@ -5,8 +5,9 @@
   or, for the deliberately bad design, one constant row for every node.
 * A frozen encoder ``H = E(G, X)``: one layer of shared-weight message
   passing ``tanh(X W0 + D^-1 Adj X W1)``; it is equivariant (5) under every
-  automorphism by construction, and :func:`equivariance_error` checks it
-  numerically on every design.  (A second layer smooths neighbouring
+  automorphism by construction (:func:`encode_binary64` evaluates it
+  exactly, so its equivariance is exact), and :func:`equivariance_error`
+  checks the float encoder :func:`encode` numerically on every design.  (A second layer smooths neighbouring
   features so much that ``Q`` (17) had condition number ~1700 on
   ``cyclic:8``, d = 4, against ~30 with one layer, which slows sampling.)
 * Visibility ``A_i(G)``: nodes within graph distance ``radius`` (networkx
@@ -19,10 +20,24 @@
   exactly closed under ``Gamma`` (the encoder check says how far the float
   encoder is from that).
 * Teacher (9), (30): ``C* = U_r Sigma_r V_r^T`` with random orthogonal
-  ``U, V``; canonical balanced factors ``A* = [U_r Sigma^1/2, 0]``,
-  ``B* = [V_r Sigma^1/2, 0]``.
+  ``U, V`` (Cayley transforms ``(I - S)(I + S)^-1`` of Gaussian skew-symmetric
+  ``S``: exactly orthogonal rational matrices); canonical balanced factors
+  ``A* = [U_r Sigma^1/2, 0]``, ``B* = [V_r Sigma^1/2, 0]``.
 * Population KL (10) as a finite sum with the teacher's probabilities as
   soft labels: ``K(A, B) = mean over D of KL(p*(.|i) || p_AB(.|i))``.
+
+Machine-independent bits.  The design's numbers enter certificates as the
+exact rationals their binary64 values are (``graph-a1-*``, ``graph-lemma1-*``),
+so each is defined as one rounding of an exact value, never as the output of
+BLAS, LAPACK or a SIMD ``exp``/``tanh`` (whose last bits depend on the CPU
+kernel): the seed's :class:`numpy.random.SeedSequence` gives PCG64 integers
+(pure integer arithmetic); a standard Gaussian is Box-Muller on two 53-bit
+dyadic uniforms, ``sqrt(-2 log u1) cos(2 pi u2)``; the encoder's
+pre-activation ``X W0 + Ahat X W1`` and the teacher's ``U``, ``V`` and
+``C* = A* B*^T`` are exact rationals (python-flint ``fmpq_mat``); and every
+non-dyadic value is rounded once to nearest binary64 from a ball-arithmetic
+enclosure (:func:`binary64`).  ``W0, W1`` are ``fl(z / fl(sqrt(d_in)))``,
+IEEE-correctly-rounded basic operations.
 
 Orbit reduction.  The logits are equivariant (Lemma 1) and the biases are
 constant on pair orbits, so the input ``(P_h F_m, h(i))`` has the same KL
@@ -37,15 +52,117 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import numpy as np
 
-from algebra.errors import InputError
+from algebra.errors import CertificateError, InputError
 from algebra.graph import FEATURES
 from algebra.graph.groups import SymmetricGraph
 
-__all__ = ["AttentionDesign", "Rows", "make_design", "encode", "encoder_weights",
-           "equivariance_error", "permute_nodes", "random_gauge", "open_case_pair", "FEATURES"]
+__all__ = ["AttentionDesign", "Rows", "make_design", "encode", "encode_binary64", "encoder_weights",
+           "equivariance_error", "permute_nodes", "random_gauge", "open_case_pair", "binary64", "gaussians",
+           "FEATURES"]
+
+#: Working precisions (bits) of :func:`binary64`, tried in order until the ball's ends round alike.
+BINARY64_PRECISIONS = (128, 256, 512, 1024)
+
+
+def binary64(value) -> float:
+    """The round-to-nearest binary64 of the real number that ``value()`` encloses in an arb ball.
+
+    ``value`` is a callable that builds the ball at the current working
+    precision; it is evaluated at :data:`BINARY64_PRECISIONS` bits in turn
+    until both ends of the ball round to the same double, which is then the
+    correctly rounded value (rounding is monotone).  python-flint's arb is
+    integer arithmetic, so the result depends on nothing but the exact value.
+
+    An exact ball (a dyadic value) rounds to nearest, ties to even.
+
+    Raises
+    ------
+    CertificateError
+        If the ball still straddles a rounding boundary at 1024 bits (the
+        enclosure does not shrink with the precision).
+
+    Examples
+    --------
+    >>> import flint
+    >>> binary64(lambda: flint.arb(flint.fmpq(1, 3)).tanh()) == math.tanh(1 / 3)
+    True
+    >>> binary64(lambda: flint.arb(2).sqrt()) == math.sqrt(2)
+    True
+    >>> binary64(lambda: flint.arb(1) + flint.arb(2) ** -53)    # an exact tie: to even
+    1.0
+    >>> binary64(lambda: flint.arb(1, 0.5))                      # [0.5, 1.5] at every precision
+    Traceback (most recent call last):
+    ...
+    algebra.errors.CertificateError: no correctly rounded binary64 value: the ball straddles a rounding boundary at 1024 bits
+    """
+    import flint
+
+    for bits in BINARY64_PRECISIONS:
+        with flint.ctx.workprec(bits):
+            ball = value()
+            lo, hi = float(ball.lower()), float(ball.upper())
+        if lo == hi:
+            return lo
+    raise CertificateError(f"no correctly rounded binary64 value: the ball straddles a rounding boundary at {bits} bits")
+
+
+def gaussians(rng: np.random.Generator, shape) -> np.ndarray:
+    """Standard normal binary64 draws whose bits depend only on ``rng``'s integers.
+
+    Box-Muller on 53-bit dyadic uniforms ``u1 = (a + 1) / 2^53`` in ``(0, 1]``
+    and ``u2 = b / 2^53`` in ``[0, 1)``, ``a, b`` from ``rng.integers`` (PCG64:
+    integer arithmetic): ``z = sqrt(-2 log u1) cos(2 pi u2)``, rounded once to
+    nearest (:func:`binary64`).  ``Generator.standard_normal`` is not used: its
+    ziggurat calls the platform's ``exp``/``log1p``.
+
+    Examples
+    --------
+    >>> z = gaussians(np.random.default_rng(0), (2, 3))
+    >>> z.shape, z.dtype.name
+    ((2, 3), 'float64')
+    >>> z.ravel().tolist() == gaussians(np.random.default_rng(0), 6).tolist()
+    True
+    >>> w = gaussians(np.random.default_rng(1), 20000)
+    >>> bool(abs(w.mean()) < 0.03 and abs(w.std() - 1) < 0.03)
+    True
+    """
+    import flint
+
+    shape = tuple(np.atleast_1d(np.asarray(shape, dtype=np.int64)).tolist())
+    n = math.prod(shape)
+    ab = rng.integers(0, 2 ** 53, size=(n, 2), dtype=np.int64).tolist()
+    one = 2 ** 53
+
+    def draw(a, b):
+        return binary64(lambda: (-2 * flint.arb(flint.fmpq(a + 1, one)).log()).sqrt()
+                        * flint.arb(flint.fmpq(b, one // 2)).cos_pi())
+
+    return np.array([draw(a, b) for a, b in ab], dtype=np.float64).reshape(shape)
+
+
+def _fmpq_mat(M) -> "flint.fmpq_mat":  # noqa: F821 - lazy import
+    """The exact rationals of a 2-D float / int / Fraction array as an ``fmpq_mat``."""
+    import flint
+
+    M = np.asarray(M)
+    vals = [Fraction(v) if not isinstance(v, Fraction) else v for v in M.ravel().tolist()]
+    return flint.fmpq_mat(M.shape[0], M.shape[1], [flint.fmpq(v.numerator, v.denominator) for v in vals])
+
+
+def _rounded(Mq, transform=None) -> np.ndarray:
+    """``fmpq_mat`` entries (optionally through ``transform(arb)``) rounded once to nearest binary64."""
+    import flint
+
+    m, n = Mq.nrows(), Mq.ncols()
+    if transform is None:
+        vals = [float(Fraction(int(v.p), int(v.q))) for v in Mq.entries()]
+    else:
+        vals = [binary64(lambda v=v: transform(flint.arb(v))) for v in Mq.entries()]
+    return np.array(vals, dtype=np.float64).reshape(m, n)
 
 
 
@@ -63,8 +180,9 @@ def permute_nodes(X: np.ndarray, g) -> np.ndarray:
 
 
 def encoder_weights(d_in: int, d: int, rng: np.random.Generator) -> tuple:
-    """Weights ``(W0, W1)`` of the message-passing layer (scale ``1/sqrt(fan-in)``)."""
-    return (rng.standard_normal((d_in, d)) / math.sqrt(d_in), rng.standard_normal((d_in, d)) / math.sqrt(d_in))
+    """Weights ``(W0, W1)`` of the message-passing layer: :func:`gaussians` scaled by ``1/sqrt(fan-in)``."""
+    scale = math.sqrt(d_in)
+    return gaussians(rng, (d_in, d)) / scale, gaussians(rng, (d_in, d)) / scale
 
 
 def _mean_adjacency(sg: SymmetricGraph) -> np.ndarray:
@@ -81,6 +199,40 @@ def encode(mean_adjacency: np.ndarray, X: np.ndarray, weights: tuple) -> np.ndar
     """
     W0, W1 = weights
     return np.tanh(X @ W0 + mean_adjacency @ X @ W1)
+
+
+def encode_binary64(sg: SymmetricGraph, X: np.ndarray, weights: tuple) -> np.ndarray:
+    """``fl(tanh(X W0 + Ahat X W1))``: :func:`encode` with bits that depend on no CPU kernel.
+
+    The pre-activation is the exact rational ``X W0 + D^-1 Adj X W1`` of the
+    binary64 inputs (``fmpq_mat``), and each ``tanh`` is rounded once to
+    nearest (:func:`binary64`).  Exact evaluation commutes with every
+    automorphism, so ``encode_binary64(P_g X) = P_g encode_binary64(X)`` holds
+    bit for bit.
+
+    Examples
+    --------
+    >>> from algebra.graph.groups import parse_graph
+    >>> sg = parse_graph("cyclic:5")
+    >>> rng = np.random.default_rng(0)
+    >>> w, X = encoder_weights(3, 3, rng), gaussians(rng, (5, 3))
+    >>> H = encode_binary64(sg, X, w)
+    >>> bool(np.abs(H - encode(_mean_adjacency(sg), X, w)).max() < 1e-15)
+    True
+    >>> g = sg.group.elements[1]
+    >>> bool((encode_binary64(sg, permute_nodes(X, g), w) == permute_nodes(H, g)).all())
+    True
+    """
+    import flint
+
+    adj = sg.adjacency()
+    deg = adj.sum(axis=1)
+    V = sg.num_nodes
+    Ahat = flint.fmpq_mat(V, V, [flint.fmpq(int(adj[i, j]), int(deg[i])) if deg[i] else 0
+                                 for i in range(V) for j in range(V)])
+    Xq = _fmpq_mat(X)
+    pre = Xq * _fmpq_mat(weights[0]) + Ahat * Xq * _fmpq_mat(weights[1])
+    return _rounded(pre, lambda t: t.tanh())
 
 
 def equivariance_error(sg: SymmetricGraph, X: np.ndarray, weights: tuple) -> float:
@@ -147,6 +299,7 @@ class AttentionDesign:
     feature_law: str
     seed: int
     rows: Rows = field(init=False, repr=False)
+    C_star: np.ndarray = field(init=False, repr=False)   # fl(A* B*^T), each entry rounded once
     p_star: np.ndarray = field(init=False, repr=False)
     _phi: np.ndarray = field(init=False, repr=False)
     _slot_major: tuple = field(init=False, repr=False)
@@ -154,12 +307,9 @@ class AttentionDesign:
     def __post_init__(self):
         object.__setattr__(self, "rows", self._rows(representatives=True))
         object.__setattr__(self, "_phi", self.rows.features_outer())
+        object.__setattr__(self, "C_star", _rounded(_fmpq_mat(self.A_star) * _fmpq_mat(self.B_star).transpose()))
         object.__setattr__(self, "_slot_major", _slot_major(self.rows, self.probabilities(self.C_star[None])[0]))
         object.__setattr__(self, "p_star", self.probabilities(self.C_star[None])[0])
-
-    @property
-    def C_star(self) -> np.ndarray:
-        return self.A_star @ self.B_star.T
 
     @property
     def num_draws(self) -> int:
@@ -274,14 +424,43 @@ def _pair_orbits(sg: SymmetricGraph, visible) -> np.ndarray:
     return orbit
 
 
+def _cayley_orthogonal(d: int, rng: np.random.Generator):
+    """``(I - S)(I + S)^-1`` for ``S`` skew-symmetric with :func:`gaussians` entries: exactly orthogonal over Q.
+
+    ``I + S`` is invertible for every real skew ``S`` (its eigenvalues are ``1 + i t``).
+    """
+    import flint
+
+    z = iter(gaussians(rng, d * (d - 1) // 2).tolist())
+    S = [[Fraction(0)] * d for _ in range(d)]
+    for i in range(d):
+        for j in range(i + 1, d):
+            S[i][j] = Fraction(next(z))
+            S[j][i] = -S[i][j]
+    Sq = _fmpq_mat(np.array(S, dtype=object))
+    eye = flint.fmpq_mat(d, d, [int(i == j) for i in range(d) for j in range(d)])
+    return (eye - Sq) * (eye + Sq).inv()
+
+
 def _teacher(d: int, k: int, r: int, rng: np.random.Generator, scale: float):
-    U, _ = np.linalg.qr(rng.standard_normal((d, d)))
-    Vm, _ = np.linalg.qr(rng.standard_normal((d, d)))
-    sigma = scale * rng.uniform(1.0, 2.0, size=r)
+    """Balanced factors ``[U_r Sigma^1/2, 0]``, ``[V_r Sigma^1/2, 0]``, each entry rounded once (module docstring).
+
+    ``sigma_j = scale (1 + b_j / 2^53)`` with 53-bit integers ``b_j``: uniform on ``[scale, 2 scale)``.
+    """
+    import flint
+
+    U = _cayley_orthogonal(d, rng)
+    Vm = _cayley_orthogonal(d, rng)
+    sigma = [Fraction(scale) * (1 + Fraction(int(b), 2 ** 53))
+             for b in rng.integers(0, 2 ** 53, size=r, dtype=np.int64).tolist()]
     A = np.zeros((d, k))
     B = np.zeros((d, k))
-    A[:, :r] = U[:, :r] * np.sqrt(sigma)
-    B[:, :r] = Vm[:, :r] * np.sqrt(sigma)
+    for out, Mq in ((A, U), (B, Vm)):
+        for i in range(d):
+            for j in range(r):
+                u, s = Mq[i, j], sigma[j]
+                out[i, j] = binary64(lambda u=u, s=s: flint.arb(u) * flint.arb(flint.fmpq(s.numerator,
+                                                                                          s.denominator)).sqrt())
     return A, B
 
 
@@ -302,7 +481,8 @@ def make_design(sg: SymmetricGraph, d: int, k: int, r: int, *, radius: int = 1,
     features : {"gaussian", "constant"}
         The feature law; ``"constant"`` gives every node the same row (fails Assumption 1).
     seed : int
-        Root of the :class:`numpy.random.SeedSequence` (features, encoder, teacher, biases).
+        Root of the :class:`numpy.random.SeedSequence` (features, encoder, teacher, biases); the
+        design's bits are a function of the seed alone (module docstring: machine-independent bits).
 
     Examples
     --------
@@ -335,15 +515,14 @@ def make_design(sg: SymmetricGraph, d: int, k: int, r: int, *, radius: int = 1,
     r_feat, r_enc, r_teach, r_bias = (np.random.default_rng(c) for c in ss.spawn(4))
     weights = encoder_weights(d, d, r_enc)
     if features == "gaussian":
-        X = r_feat.standard_normal((num_draws, V, d))
+        X = gaussians(r_feat, (num_draws, V, d))
     else:
-        X = np.repeat(r_feat.standard_normal((num_draws, 1, d)), V, axis=1)
-    Ahat = _mean_adjacency(sg)
-    H = np.stack([encode(Ahat, x, weights) for x in X])
+        X = np.repeat(gaussians(r_feat, (num_draws, 1, d)), V, axis=1)
+    H = np.stack([encode_binary64(sg, x, weights) for x in X])
     err = max(equivariance_error(sg, x, weights) for x in X)
     visible = sg.visible(int(radius))
     orbit = _pair_orbits(sg, visible)
-    values = bias_scale * r_bias.standard_normal(int(orbit.max()) + 1)
+    values = bias_scale * gaussians(r_bias, int(orbit.max()) + 1)
     bias = np.where(orbit >= 0, values[np.maximum(orbit, 0)], np.nan)
     A_star, B_star = _teacher(d, k, r, r_teach, teacher_scale)
     return AttentionDesign(sg, int(d), int(k), int(r), int(radius), H, visible, bias, orbit, A_star, B_star,

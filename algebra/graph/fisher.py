@@ -361,22 +361,36 @@ def _ldl_positive(Q, alpha) -> bool:
     return True
 
 
-def certify_alpha(design: AttentionDesign, lambda_min: float, *, precisions=(64, 128, 256)):
-    """Largest of ``lambda_min / 2``, ``/ 8``, ``/ 64`` (as exact dyadic rationals) certified by arb.
+def certify_alpha(design: AttentionDesign, *, precisions=(64, 128, 256)):
+    """The largest ``alpha`` in ``{2^e, 3 * 2^(e-1)}`` that arb certifies, from the enclosure of ``Q`` alone.
+
+    At each precision in turn, ``e`` runs down from ``ceil(log2 trace Q)``
+    (``lambda_min <= trace``) for at most 128 steps to the first ``2^e`` with
+    ``Q - 2^e I`` certified positive definite (:func:`_ldl_positive`), and
+    ``3 * 2^(e-1)`` is tried next.  The answer is within a factor 4/3 of the
+    largest power-of-two-and-a-half below ``lambda_min``, and a function of the
+    design's binary64 inputs only: no float eigenvalue (LAPACK's last bits
+    vary with the CPU kernel) chooses it.
 
     Returns ``(alpha, bits)`` or ``(None, None)`` when no candidate is certified.
     """
     import flint
 
-    if not lambda_min > 0:
-        return None, None
+    def passes(Q, alpha: Fraction) -> bool:
+        return _ldl_positive(Q, flint.arb(flint.fmpq(alpha.numerator, alpha.denominator)))
+
     for bits in precisions:
         with flint.ctx.workprec(bits):
             Q = _arb_quadratic_form(design)
-            for div in (2, 8, 64):
-                alpha = Fraction(float(np.float32(lambda_min / div)))
-                if alpha > 0 and _ldl_positive(Q, flint.arb(flint.fmpq(alpha.numerator, alpha.denominator))):
-                    return alpha, bits
+            top = float(sum((Q[i, i] for i in range(1, Q.nrows())), Q[0, 0]).upper())
+            if not top > 0:
+                return None, None
+            e0 = math.frexp(top)[1]  # top < 2^e0
+            for e in range(e0, e0 - 128, -1):
+                alpha = Fraction(2) ** e
+                if passes(Q, alpha):
+                    wider = 3 * alpha / 2
+                    return (wider if passes(Q, wider) else alpha), bits
     return None, None
 
 
@@ -401,7 +415,7 @@ def decide_assumption1(design: AttentionDesign) -> Assumption1:
     rank = rank_over_q(np.array(L, dtype=object).reshape(len(L), d2)) if L else 0
     lam = float(np.linalg.eigvalsh(quadratic_form(design))[0])
     if rank == d2:
-        alpha, bits = certify_alpha(design, lam)
+        alpha, bits = certify_alpha(design)
         return Assumption1(True, rank, alpha, lam, None, None, bits)
     from algebra.slt.newton import _nullspace  # the toolkit's exact rational nullspace
 

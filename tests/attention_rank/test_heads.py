@@ -196,3 +196,69 @@ def test_all_heads_end_to_end(model_dir):
         for s in h["settings"]:
             assert s["r_int"] <= h["r_exact"]
             assert s["lower_float"] <= s["upper_svd_float"]
+
+
+# ---------------------------------------------------------------- machine-independent bits (issue 20, item 5)
+@pytest.mark.parametrize("weights", [_tiny_weights(), H.synthetic_weights(seed=3)], ids=["gaussian", "dyadic"])
+def test_binary64_forward_is_the_same_network(weights):
+    """method='binary64' computes the numpy forward's function (to float64 round-off), with the same identities."""
+    ids = [2, 5, 7, 3, 9, 4]
+    a, b = H.bert_forward(weights, ids), H.bert_forward(weights, ids, method="binary64")
+    for key in ("queries", "keys", "attentions", "hidden"):
+        np.testing.assert_allclose(b[key], a[key], rtol=0, atol=1e-11)
+    np.testing.assert_allclose(b["attentions"].sum(axis=-1), 1.0, atol=1e-15)
+
+
+def _write_model(directory, weights):
+    """A model directory load_bert reads: config.json, vocab.txt, model.safetensors (the real layout)."""
+    directory.mkdir()
+    (directory / "config.json").write_text(json.dumps({**weights.config, "hidden_act": "gelu"}))
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "the", "river", "wound", "slowly", "through", "valley"]
+    (directory / "vocab.txt").write_text("\n".join(vocab) + "\n")
+    _write_safetensors(directory / "model.safetensors", weights.t)
+    return directory
+
+
+#: sha256 of the synthetic model's binary64 Q and K bytes (H.synthetic_weights(seed=0), 12 tokens of
+#: DEFAULT_TEXT), as written on the machine that emitted the certificates: every CPU must reproduce it.
+SYNTHETIC_QK_SHA256 = "9c791fb6bf43bf4aa4cf2077abc5f5b2c2b6d4f49b922be6830c83010e9c4e3f"
+
+_EMIT_SCRIPT = """
+import hashlib, json, sys
+from pathlib import Path
+from algebra.attention_rank.head_certificates import emit_head_certificates
+from algebra.attention_rank.heads import head_matrices
+model, out = Path(sys.argv[1]), Path(sys.argv[2])
+ext, _ = head_matrices(12, directory=model, method="binary64")
+qk = hashlib.sha256(ext["queries"].tobytes() + ext["keys"].tobytes()).hexdigest()
+control, _ = head_matrices(12, directory=model)
+emit_head_certificates(out, length=12, directory=model)
+files = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(out.glob("*.json"))}
+print(json.dumps({"qk": qk, "files": files,
+                  "control": hashlib.sha256(control["queries"].tobytes()).hexdigest()}))
+"""
+
+
+def test_head_certificate_bytes_do_not_depend_on_the_blas_kernel(tmp_path):
+    """The bug of issue 20 item 5: `attention-rank heads --emit` rewrote all 72 certificates on another
+    machine (last-ulp differences in Q and K).  The same code path on a tiny synthetic model, under two BLAS
+    kernels / numpy dispatch settings, writes the same bytes."""
+    from tests.graph.blas_configurations import run_under_two_blas_configurations
+
+    model = _write_model(tmp_path / "model", H.synthetic_weights(seed=0))
+    a, b = run_under_two_blas_configurations(_EMIT_SCRIPT, args=((model, tmp_path / "a"), (model, tmp_path / "b")))
+    assert len(a["files"]) == 4 and a["files"] == b["files"] and a["qk"] == b["qk"], (a, b)
+    if SYNTHETIC_QK_SHA256 is not None:
+        assert a["qk"] == SYNTHETIC_QK_SHA256
+
+
+@pytest.mark.slow
+def test_minilm_qk_bytes_do_not_depend_on_the_blas_kernel(model_dir):
+    """The real heads (about 25 s per run): Q and K bytes agree under the two configurations."""
+    from tests.graph.blas_configurations import run_under_two_blas_configurations
+
+    script = ("import hashlib, json\nfrom algebra.attention_rank.heads import head_matrices\n"
+              "ext, _ = head_matrices(64, method='binary64')\n"
+              "print(json.dumps({'qk': hashlib.sha256(ext['queries'].tobytes() + ext['keys'].tobytes()).hexdigest()}))")
+    a, b = run_under_two_blas_configurations(script)
+    assert a == b

@@ -130,3 +130,92 @@ def test_seed_is_recorded_and_reproducible():
     c = make_design(parse_graph("cyclic:5"), 3, 2, 1, seed=8)
     assert a.seed == 7 and np.array_equal(a.features, b.features) and not np.array_equal(a.features, c.features)
     assert math.isclose(a.describe()["teacher_min_probability"], b.describe()["teacher_min_probability"])
+
+
+# ---------------------------------------------------------------- machine-independent bits (issue 20, item 5)
+def test_binary64_is_the_correct_rounding_of_the_exact_value():
+    """Identity: for a rational value the ball route equals Python's correctly rounded int/int division."""
+    import flint
+    from fractions import Fraction
+
+    from algebra.graph.attention import binary64
+
+    rng = np.random.default_rng(3)
+    for p, q in rng.integers(1, 2 ** 62, size=(200, 2)).tolist():
+        assert binary64(lambda: flint.arb(flint.fmpq(p, q))) == float(Fraction(p, q))
+    # tanh: the nearest double by an independent route (mpmath at 200 bits); glibc's math.tanh is off by
+    # up to 2 ulps (x = -0.47162009784744924), so the platform cannot serve as the reference
+    mpmath = pytest.importorskip("mpmath")
+    with mpmath.workprec(200):
+        for x in rng.standard_normal(200).tolist() + [-0.47162009784744924]:
+            sign, man, exp, _ = mpmath.tanh(mpmath.mpf(x))._mpf_
+            exact = (-1) ** sign * Fraction(int(man)) * Fraction(2) ** int(exp)
+            assert binary64(lambda: flint.arb(x).tanh()) == float(exact)
+
+
+def test_gaussians_come_from_integers_and_look_gaussian():
+    from algebra.graph.attention import gaussians
+
+    z = gaussians(np.random.default_rng(0), 40000)
+    assert abs(z.mean()) < 0.02 and abs(z.var() - 1) < 0.03 and abs(np.mean(z ** 4) - 3) < 0.15
+    assert np.array_equal(z[:10], gaussians(np.random.default_rng(0), 10))  # a prefix: one draw per pair of integers
+
+
+@pytest.mark.parametrize("spec", ["symmetric:4", "petersen", "torus:3x3"])
+def test_exact_encoder_is_equivariant_bit_for_bit(spec):
+    """(5) holds exactly for encode_binary64 (degree-3 graphs: Ahat = Adj / 3 is not dyadic)."""
+    from algebra.graph.attention import _mean_adjacency, encode_binary64, gaussians
+
+    sg = parse_graph(spec)
+    rng = np.random.default_rng(5)
+    w, X = encoder_weights(3, 3, rng), gaussians(rng, (sg.num_nodes, 3))
+    H = encode_binary64(sg, X, w)
+    for g in sg.group.elements:
+        assert np.array_equal(encode_binary64(sg, permute_nodes(X, g), w), permute_nodes(H, g))
+    assert np.abs(H - encode(_mean_adjacency(sg), X, w)).max() < 1e-14
+
+
+def test_teacher_factors_are_orthogonal_before_rounding():
+    """U^T U = I exactly over Q (Cayley transform); the rounded factors give C* = fl(A* B*^T) entrywise."""
+    import flint
+    from fractions import Fraction
+
+    from algebra.graph.attention import _cayley_orthogonal
+
+    U = _cayley_orthogonal(4, np.random.default_rng(2))
+    assert U.transpose() * U == flint.fmpq_mat(4, 4, [int(i == j) for i in range(4) for j in range(4)])
+    D = make_design(parse_graph("cyclic:5"), 4, 3, 2, seed=1)
+    exact = [[sum(Fraction(a) * Fraction(b) for a, b in zip(D.A_star[i], D.B_star[j])) for j in range(4)]
+             for i in range(4)]
+    assert D.C_star.tolist() == [[float(v) for v in row] for row in exact]
+
+
+#: sha256 of the symmetric:4 (d, k, r) = (3, 2, 1) design's bytes (features, biases, A*, B*, C*) and its
+#: certified alpha, on the machine that wrote the certificates: any CPU must reproduce it.
+SYMMETRIC4_DESIGN_SHA256 = "8e270fb0e619fa6200730d47983674c6dd08706738a93fba7d3e1771cfae487e"
+
+_DESIGN_SCRIPT = """
+import hashlib, json, numpy as np
+from algebra.graph.attention import make_design
+from algebra.graph.fisher import certify_alpha
+from algebra.graph.groups import parse_graph
+D = make_design(parse_graph("symmetric:4"), 3, 2, 1, seed=0)
+alpha, bits = certify_alpha(D)
+h = hashlib.sha256()
+for a in (D.features, D.bias, D.A_star, D.B_star, D.C_star):
+    h.update(np.ascontiguousarray(a).tobytes())
+h.update(f"{alpha} {bits}".encode())
+X = np.random.default_rng(0).standard_normal((64, 384))
+print(json.dumps({"design": h.hexdigest(), "control": hashlib.sha256(np.tanh(X @ X.T)).hexdigest()}))
+"""
+
+
+def test_design_bytes_do_not_depend_on_the_blas_kernel():
+    """The bug of issue 20 item 5: OpenBLAS's Haswell and Prescott kernels (and numpy without AVX2) gave
+    the Gaussian design different last bits, so `certify` rewrote graph-a1-symmetric4 on another machine."""
+    from tests.graph.blas_configurations import run_under_two_blas_configurations
+
+    a, b = run_under_two_blas_configurations(_DESIGN_SCRIPT)
+    assert a["design"] == b["design"], (a, b)
+    if SYMMETRIC4_DESIGN_SHA256 is not None:
+        assert a["design"] == SYMMETRIC4_DESIGN_SHA256
