@@ -58,7 +58,19 @@ Two certificate kinds are checked here:
     by :func:`evaluate_program`.  :func:`derive_interval_claim` derives the
     claim -- the program (sha256 of the payload), its target, the relation and
     the bound -- and :func:`render_interval_claim` its text; the kernel
-    compares them with the file's claim key for key.
+    compares them with the file's claim key for key.  Names are identifiers
+    (:data:`NAME`), each defined once (a straight-line program in SSA form), so
+    the claim's text names no label chosen by the file.
+
+Canonical spelling.  Every block read here is refused unless it is already in
+its one canonical form: every object has exactly its documented fields
+(:func:`fields`), every number is one canonical spelling (:func:`exact_number`),
+indices lie in range and lists that stand for sets are distinct.
+
+Work.  Every loop over file data is charged before it runs (``docs/certificate-format.md``,
+"Budgets"): an ``attention_rank`` file is bounded by :data:`MAX_ENTRIES` and
+:data:`MAX_PRODUCT`, an ``interval_inequality`` program by :data:`MAX_IV_WORK`, counted
+from the shapes of a static pass over the whole program before any ball is built.
 """
 
 from __future__ import annotations
@@ -77,6 +89,9 @@ except ImportError:  # pragma: no cover - python-flint is a core dependency
 
 __all__ = [
     "PRECISION",
+    "NAME",
+    "fields",
+    "charge",
     "exact_number",
     "ball",
     "softmax_matrix",
@@ -84,6 +99,7 @@ __all__ = [
     "matrix_digest",
     "derive_attention_claim",
     "render_attention_claim",
+    "read_program",
     "evaluate_program",
     "derive_interval_claim",
     "render_interval_claim",
@@ -97,10 +113,20 @@ MAX_SIDE = 4096  # rows, keys, head size, factor rank
 MAX_ENTRIES = 10**6  # entries of any one matrix the checker builds
 MAX_PRODUCT = 2 * 10**8  # multiply-adds of one ball matrix product (Q K^T, L R); ~10 s at 80 bits
 MAX_IV_STEPS = 10**4
-MAX_IV_WORK = 5 * 10**6  # ball multiply-adds over a whole program
+# Ball operations and allocations over a whole program (a matmul r x k x c counts r k c + r k + k c + r c,
+# an elementwise op or a copy its output, softmax_rows 6 per entry): also a bound on the balls it holds.
+MAX_IV_WORK = 5 * 10**6
 NORM = "max_row_l1"
 EXPRESSION = "softmax_rows(beta * Q @ K^T)"
-_DECIMAL = re.compile(r"-?[0-9]{1,%d}\.[0-9]{1,%d}" % (MAX_DIGITS, MAX_DIGITS))
+#: A name chosen by the file (arrays, scalars, index lists, program values): an ASCII identifier.
+NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,31}")
+_INTEGER = re.compile(r"0|-?[1-9][0-9]{0,%d}" % (MAX_DIGITS - 1))
+_RATIO = re.compile(r"-?[1-9][0-9]{0,%d}/[1-9][0-9]{0,%d}" % (MAX_DIGITS - 1, MAX_DIGITS - 1))
+_DECIMAL = re.compile(r"-?(0|[1-9][0-9]{0,%d})\.[0-9]{0,%d}[1-9]" % (MAX_DIGITS - 1, MAX_DIGITS - 1))
+_HEX = re.compile(r"-?0x[01](\.[0-9a-f]{1,13})?p[+-][0-9]{1,4}")
+ENVELOPE = ("schema_version", "kind", "claim")  # the fields every certificate of these kinds has ...
+OPTIONAL = ("sha256", "tool", "source")  # ... and may have (the kernel checks sha256; tool, source: informational)
+_COUNT = re.compile(r"[1-9][0-9]{0,6}")  # identity(n): a positive ASCII decimal without sign or leading zero
 
 
 @contextlib.contextmanager
@@ -115,9 +141,48 @@ def _precision(bits: int = PRECISION):
         flint.ctx.prec = old
 
 
-# -- exact numbers -------------------------------------------------------------------
-def exact_number(s, what: str = "number"):
-    """Read an exact real: hex float -> ``float`` (exact binary64), else ``Fraction``.
+# -- canonical readers ----------------------------------------------------------------
+def fields(obj, what: str, required, optional=()) -> dict:
+    """``obj`` when it is an object with the fields ``required`` and maybe some of ``optional``, nothing else.
+
+    Examples
+    --------
+    >>> fields({"a": 1}, "block", {"a"}, {"b"})
+    {'a': 1}
+    >>> fields({"a": 1, "c": 2}, "block", {"a"}, {"b"})
+    Traceback (most recent call last):
+    ...
+    algebra.checker.kernel.Reject: block must have the fields ['a'] (optional ['b']); unknown or missing: ['c']
+    """
+    need(isinstance(obj, dict), f"{what} is not an object")
+    allowed = set(required) | set(optional)
+    bad = sorted(set(required) - set(obj)) + sorted(k for k in obj if k not in allowed)
+    need(not bad, f"{what} must have the fields {sorted(required)}" + (f" (optional {sorted(optional)})" if optional else "")
+         + f"; unknown or missing: {[k[:40] for k in bad[:5]]}")
+    return obj
+
+
+def charge(work: list, cost: int, what: str, limit: int) -> None:
+    """Take ``cost`` steps from the budget ``work = [steps left]`` before they are done; refuse past ``limit``."""
+    work[0] -= cost
+    need(work[0] >= 0, f"{what} would take the check past {limit} steps")
+
+
+def _short_hex(v: float) -> str:
+    mantissa, _, exponent = v.hex().partition("p")
+    return mantissa.rstrip("0").rstrip(".") + "p" + exponent
+
+
+def exact_number(s, what: str = "number", *, hex_form: str = "short"):
+    """Read an exact real in its canonical spelling: hex float -> ``float`` (exact binary64), else ``Fraction``.
+
+    The spellings (one per value and form): a binary64 with ``float.hex``'s trailing zero digits
+    dropped (``hex_form="short"``, the default: ``0x1.8p-1``, zero ``0x0p+0``) or exactly as
+    ``float.hex`` writes it (``hex_form="full"``: ``0x1.8000000000000p-1``, the form the
+    ``score_representation`` producer writes), never a negative zero;
+    an integer without sign on zero or leading zeros; a reduced ``p/q`` with ``q > 1``; a decimal
+    without leading or trailing zeros.  A hex string that does not denote its binary64 exactly is
+    refused, not rounded.
 
     Examples
     --------
@@ -126,21 +191,31 @@ def exact_number(s, what: str = "number"):
     >>> exact_number("1e400")
     Traceback (most recent call last):
     ...
-    algebra.checker.kernel.Reject: number must be a hex float, decimal, integer or p/q
+    algebra.checker.kernel.Reject: number must be a canonical hex float, decimal, integer or reduced p/q, not '1e400'
+    >>> exact_number("2/4")
+    Traceback (most recent call last):
+    ...
+    algebra.checker.kernel.Reject: number must be a reduced p/q, not '2/4'
     """
     need(isinstance(s, str) and 0 < len(s) <= 2 * MAX_DIGITS, f"{what} must be a short string")
-    if "x" in s.lower():
+    if _HEX.fullmatch(s):
         try:
             v = float.fromhex(s)
-        except (ValueError, OverflowError):
-            raise Reject(f"{what}: bad hex float {s!r}") from None
-        need(v == v and abs(v) != float("inf"), f"{what} must be finite")
+        except OverflowError:
+            raise Reject(f"{what}: {s!r} is not a finite binary64") from None
+        want = (_short_hex if hex_form == "short" else float.hex)(abs(v) if v == 0 else v)
+        need(s == want, f"{what}: {s!r} is not the canonical spelling of a binary64 (write {want!r})")
         return v
-    if _DECIMAL.fullmatch(s):
-        return Fraction(s)
-    need(re.fullmatch(r"-?[0-9]+(/[0-9]+)?", s) is not None,
-         f"{what} must be a hex float, decimal, integer or p/q")
-    return fraction(s, what)
+    if _INTEGER.fullmatch(s):
+        return Fraction(int(s))
+    if _RATIO.fullmatch(s):
+        num, den = (int(x) for x in s.split("/"))
+        x = Fraction(num, den)
+        need(den > 1 and x.denominator == den, f"{what} must be a reduced p/q, not {s!r}")
+        return x
+    need(_DECIMAL.fullmatch(s) is not None,
+         f"{what} must be a canonical hex float, decimal, integer or reduced p/q, not {s[:40]!r}")
+    return Fraction(s)
 
 
 def ball(x):
@@ -163,6 +238,7 @@ def ball(x):
 
 def _shape(block, what: str, max_rows: int = MAX_SIDE, max_cols: int = MAX_SIDE) -> tuple:
     """``(rows, cols)`` of a matrix block, bounded before anything is allocated."""
+    fields(block, what, ("shape", "data"))
     shape = get(block, "shape", list, what)
     need(len(shape) == 2, f"{what}.shape must be [rows, cols]")
     r = small_int(shape[0], 1, max_rows, f"{what} rows")
@@ -222,6 +298,9 @@ def matrix_digest(block) -> str:
 def _upper(block, A, m, n, eps, notes) -> int:
     """Rank of the stated approximant after checking its error ``<= eps``."""
     method = get(block, "method", str, "approximant")
+    extra = {"full": (), "factors": ("L", "R"), "rows": ("assign",)}.get(method)
+    need(extra is not None, f"unknown upper method {method[:40]!r} (approximant.method: factors, rows, full)")
+    fields(block, f"approximant ({method})", ("method",) + extra)
     if method == "full":
         notes.append(f"r_eps <= {min(m, n)}: B = A")
         return min(m, n)
@@ -238,8 +317,6 @@ def _upper(block, A, m, n, eps, notes) -> int:
         k = len(set(assign))
         E = [[a - b for a, b in zip(A[i], A[assign[i]])] for i in range(m)]
         what = f"{k} representative rows"
-    else:
-        raise Reject(f"unknown upper method {method!r} (approximant.method: factors, rows, full)")
     err = _max_row_l1(E)
     need(err <= eps, f"upper bound: the max-row-l1 error of the {what} is {err}, not <= eps = {eps}")
     notes.append(f"r_eps <= {k}: {what}, max-row-l1 error in {err}")
@@ -247,7 +324,11 @@ def _upper(block, A, m, n, eps, notes) -> int:
 
 
 def _lower(block, A, m, n, eps, notes) -> int:
-    """``M`` after checking ``||S A D - I_M||_inf + eps < 1`` (module docstring, (*))."""
+    """``M`` after checking ``||S A D - I_M||_inf + eps < 1`` (module docstring, (*)).
+
+    ``rows`` is ordered (the decoder's values index it) and must be distinct.
+    """
+    fields(block, "selection", ("rows", "decoder"))
     rows = get(block, "rows", list, "selection")
     M = len(rows)
     need(1 <= M <= min(m, n), f"lower bound: selection needs 1..{min(m, n)} rows")
@@ -292,6 +373,7 @@ def derive_attention_claim(cert, notes) -> dict:
     question is answered); everything else is derived.  Raises ``Reject``
     when an inequality fails.
     """
+    fields(cert, "an attention_rank certificate", ENVELOPE + ("matrix",), OPTIONAL + ("selection", "approximant"))
     claim = get(cert, "claim", dict)
     eps_text = get(claim, "eps", str, "claim")
     eps = exact_number(eps_text, "claim.eps")
@@ -299,8 +381,7 @@ def derive_attention_claim(cert, notes) -> dict:
     need(0 < eps < 1, "claim.eps must lie in (0, 1)")
     need(eps_text == (str(eps.numerator) if eps.denominator == 1 else f"{eps.numerator}/{eps.denominator}"),
          "claim.eps must be written as a reduced 'p/q'")
-    block = get(cert, "matrix", dict)
-    need(set(block) == {"Q", "K", "beta"}, "matrix must have exactly the fields Q, K, beta")
+    block = fields(get(cert, "matrix", dict), "matrix", ("Q", "K", "beta"))
     beta = exact_number(get(block, "beta", str, "matrix"), "matrix.beta")
     need(beta >= 0, "matrix.beta must be >= 0")
     (m, d), (n, d2) = (_shape(get(block, k, dict, "matrix"), f"matrix.{k}") for k in ("Q", "K"))
@@ -329,10 +410,123 @@ def derive_attention_claim(cert, notes) -> dict:
 
 
 # -- straight-line interval programs (docs/interval-inequality.md) -----------------------
+#: op -> number of arguments; ``identity`` takes a literal size, ``take_*`` a matrix and an index-list name.
+IV_OPS = {"transpose": 1, "matmul": 2, "add": 2, "sub": 2, "mul": 2, "scale": 2, "exp": 1, "abs": 1,
+          "softmax_rows": 1, "row_sums": 1, "max_all": 1, "min_all": 1, "identity": 1, "take_rows": 2,
+          "take_cols": 2}
+RELATIONS = ("<=", "<", ">=", ">")
+
+
+def read_program(body) -> dict:
+    """The canonical reading of an ``interval_inequality`` payload, every shape and cost known before any ball.
+
+    A static pass: the payload has exactly its fields; every name is a :data:`NAME` defined once
+    (arrays, scalars, index lists and step outputs share one namespace); every argument names a
+    value defined before it, with shapes that fit; every index is in range.  The work of each step
+    (``IV_OPS``; module constant :data:`MAX_IV_WORK`) is charged from the shapes, so a program
+    that would exceed it is refused before anything is evaluated.
+
+    Returns ``{"arrays", "scalars", "indices", "steps": [(out, op, args, shape)], "target", "relation", "bound"}``.
+
+    Examples
+    --------
+    >>> p = read_program({"arrays": {}, "scalars": {"x": "1/3"}, "program": [{"out": "y", "op": "exp", "args": ["x"]}],
+    ...                   "target": "y", "relation": "<", "bound": "1.4"})
+    >>> p["steps"], p["work"]
+    ([('y', 'exp', ['x'], (1, 1))], 1)
+    >>> read_program({"arrays": {}, "scalars": {}, "program": [{"out": "I", "op": "identity", "args": ["01"]}],
+    ...               "target": "I", "relation": "<", "bound": "1"})
+    Traceback (most recent call last):
+    ...
+    algebra.checker.kernel.Reject: identity: the size must be a positive decimal without leading zero, with n^2 <= 1000000
+    """
+    fields(body, "payload", ("arrays", "scalars", "program", "target", "relation", "bound"), ("indices",))
+    shapes, work, entries = {}, [MAX_IV_WORK], [MAX_ENTRIES]
+
+    def define(name, shape, what):
+        need(isinstance(name, str) and NAME.fullmatch(name) is not None,
+             f"{what}: names are identifiers {NAME.pattern}, not {str(name)[:40]!r}")
+        need(name not in shapes, f"{what}: the name {name!r} is defined twice (one value per name)")
+        shapes[name] = shape
+
+    arrays = get(body, "arrays", dict, "payload")
+    for name, block in arrays.items():
+        r, c = _shape(block, f"array {str(name)[:40]!r}", MAX_ENTRIES, MAX_ENTRIES)
+        charge(entries, r * c, "the arrays", MAX_ENTRIES)
+        need(isinstance(block["data"], list) and len(block["data"]) == r * c, f"array {name!r}: data length does not match its shape")
+        define(name, (r, c), "arrays")
+    scalars = get(body, "scalars", dict, "payload")
+    charge(entries, len(scalars), "the arrays and scalars", MAX_ENTRIES)
+    for name in scalars:
+        define(name, (1, 1), "scalars")
+    indices = body.get("indices", {})
+    need(isinstance(indices, dict), "indices must be an object")
+    top = {}
+    for name, ix in indices.items():
+        need(isinstance(ix, list) and 0 < len(ix), f"index list {str(name)[:40]!r} must be a non-empty list")
+        charge(entries, len(ix), "the arrays, scalars and index lists", MAX_ENTRIES)
+        top[name] = max(small_int(i, 0, MAX_ENTRIES - 1, "index") for i in ix)
+        define(name, None, "indices")  # an index list is no matrix: shape None
+    program = get(body, "program", list, "payload")
+    need(len(program) <= MAX_IV_STEPS, f"program too long (more than {MAX_IV_STEPS} steps)")
+    steps = []
+    for s, step in enumerate(program):
+        fields(step, f"program step {s}", ("out", "op", "args"))
+        op, args, out = get(step, "op", str), get(step, "args", list), get(step, "out", str)
+        need(op in IV_OPS, f"unknown op {op[:40]!r}")
+        need(len(args) == IV_OPS[op], f"{op}: takes {IV_OPS[op]} argument(s)")
+
+        def mat(i):
+            a = args[i]
+            need(isinstance(a, str) and shapes.get(a) is not None, f"{op}: argument {i} names no matrix defined before")
+            return shapes[a]
+
+        if op == "identity":
+            n = args[0]
+            need(isinstance(n, str) and _COUNT.fullmatch(n) is not None and int(n) ** 2 <= MAX_ENTRIES,
+                 f"identity: the size must be a positive decimal without leading zero, with n^2 <= {MAX_ENTRIES}")
+            shape, cost = (int(n), int(n)), int(n) ** 2
+        elif op in ("take_rows", "take_cols"):
+            (r, c), name = mat(0), args[1]
+            need(isinstance(name, str) and name in top and shapes[name] is None, f"{op}: argument 1 names no index list")
+            k = len(indices[name])
+            need(top[name] < (r if op == "take_rows" else c), f"{op}: an index of {name!r} is out of range")
+            shape = (k, c) if op == "take_rows" else (r, k)
+            cost = k + shape[0] * shape[1]
+        else:
+            (r, c) = mat(0)
+            B = mat(1) if IV_OPS[op] == 2 else None
+            if op == "matmul":
+                need(c == B[0], f"matmul: a {r} x {c} by a {B[0]} x {B[1]} matrix")
+                shape, cost = (r, B[1]), r * c * B[1] + r * c + B[0] * B[1] + r * B[1]
+            elif op == "scale":
+                need(B == (1, 1), "scale: the factor is not a scalar")
+                shape, cost = (r, c), r * c
+            elif B is not None:
+                need(B == (r, c), f"{op}: shapes differ")
+                shape, cost = (r, c), r * c
+            else:
+                shape = {"transpose": (c, r), "row_sums": (r, 1), "max_all": (1, 1), "min_all": (1, 1)}.get(op, (r, c))
+                cost = 6 * r * c if op == "softmax_rows" else r * c  # max, shift, exp, sum, divide
+        need(shape[0] * shape[1] <= MAX_ENTRIES, f"{op}: the result would exceed {MAX_ENTRIES} entries")
+        charge(work, cost, f"step {s} ({op})", MAX_IV_WORK)
+        define(out, shape, f"program step {s}")
+        steps.append((out, op, list(args), shape))
+    target = get(body, "target", str, "payload")
+    need(shapes.get(target) == (1, 1), "target must name a 1x1 value")
+    relation = get(body, "relation", str, "payload")
+    need(relation in RELATIONS, f"unknown relation {relation[:40]!r} (one of {', '.join(RELATIONS)})")
+    bound = exact_number(get(body, "bound", str, "payload"), "bound")
+    return {"arrays": arrays, "scalars": scalars, "indices": indices, "steps": steps, "target": target,
+            "relation": relation, "bound": bound, "work": MAX_IV_WORK - work[0]}
+
+
 def evaluate_program(body, *, prec: int = PRECISION):
     """Evaluate an ``interval_inequality`` payload in balls: ``(target ball, bound ball, relation holds)``.
 
-    ``prec`` is the working precision in bits (the certificate kind is checked at :data:`PRECISION`).
+    The payload is read by :func:`read_program` first (canonical form, shapes, work), so
+    evaluation allocates only what was charged.  ``prec`` is the working precision in bits
+    (the certificate kind is checked at :data:`PRECISION`).
 
     Examples
     --------
@@ -343,44 +537,33 @@ def evaluate_program(body, *, prec: int = PRECISION):
     >>> evaluate_program(dict(p, bound="1.3"))[2]
     False
     """
+    prog = read_program(body)
     with _precision(prec):
-        env, total = {}, 0
-        for name, arr in get(body, "arrays", dict, "payload").items():
-            M = _read_matrix(arr, f"array {name!r}", MAX_ENTRIES, MAX_ENTRIES)
-            total += M.nrows() * M.ncols()
-            need(total <= MAX_ENTRIES, "arrays too large")
-            env[name] = M.tolist()
-        for name, s in get(body, "scalars", dict, "payload").items():
-            env[name] = [[ball(exact_number(s, "scalar"))]]
-        indices = body.get("indices", {})
-        need(isinstance(indices, dict), "indices must be an object")
-        program = get(body, "program", list, "payload")
-        need(len(program) <= MAX_IV_STEPS, "program too long")
-        work = [MAX_IV_WORK]
-        for step in program:
-            op, args, out = get(step, "op", str), get(step, "args", list), get(step, "out", str)
-            env[out] = _step(op, args, env, indices, work)
-        target = env.get(get(body, "target", str, "payload"))
-        need(target is not None and len(target) == 1 and len(target[0]) == 1, "target must name a 1x1 value")
-        v, b = target[0][0], ball(exact_number(get(body, "bound", str, "payload"), "bound"))
-        rel = get(body, "relation", str, "payload")
-        test = {"<=": lambda: v <= b, "<": lambda: v < b, ">=": lambda: v >= b, ">": lambda: v > b}.get(rel)
-        need(test is not None, f"unknown relation {rel!r}")
+        env = {name: _read_matrix(block, f"array {name!r}", MAX_ENTRIES, MAX_ENTRIES).tolist()
+               for name, block in prog["arrays"].items()}
+        env.update((name, [[ball(exact_number(s, "scalar"))]]) for name, s in prog["scalars"].items())
+        for out, op, args, _ in prog["steps"]:
+            env[out] = _step(op, args, env, prog["indices"])
+        v, b = env[prog["target"]][0][0], ball(prog["bound"])
+        test = {"<=": lambda: v <= b, "<": lambda: v < b, ">=": lambda: v >= b, ">": lambda: v > b}[prog["relation"]]
         return v, b, bool(test())
 
 
 def render_interval_claim(claim: dict) -> str:
     """The canonical text of a structured ``interval_inequality`` claim.
 
+    The target's name stays in ``claim.about`` (an identifier); the text has only what the
+    checker derived: the payload's sha256, the relation and the bound (a canonical number).
+
     Examples
     --------
     >>> render_interval_claim({"about": {"payload_sha256": "ab" * 32, "target": "margin"},
     ...                        "relation": ">", "value": "0"})
-    "the target 'margin' of the straight-line program (payload sha256 abababababababab...) is > 0, enclosed in ball arithmetic"
+    'the target of the straight-line program (payload sha256 abababababababab...) is > 0, enclosed in ball arithmetic'
     """
     about = claim["about"]
-    return (f"the target {about['target']!r} of the straight-line program (payload sha256 "
-            f"{about['payload_sha256'][:16]}...) is {claim['relation']} {claim['value']}, enclosed in ball arithmetic")
+    return (f"the target of the straight-line program (payload sha256 {about['payload_sha256'][:16]}...) "
+            f"is {claim['relation']} {claim['value']}, enclosed in ball arithmetic")
 
 
 def derive_interval_claim(cert, notes) -> dict:
@@ -391,6 +574,7 @@ def derive_interval_claim(cert, notes) -> dict:
     and the bound (``value``); a file stating another claim is refused by the
     kernel's ``compare_claim``.
     """
+    fields(cert, "an interval_inequality certificate", ENVELOPE + ("payload",), OPTIONAL)
     body = get(cert, "payload", dict)
     v, _, ok = evaluate_program(body)
     rel, bound = body["relation"], body["bound"]
@@ -401,33 +585,22 @@ def derive_interval_claim(cert, notes) -> dict:
     return derived
 
 
-def _step(op, args, env, indices, work):
-    def mat(i):
-        need(i < len(args) and isinstance(args[i], str) and args[i] in env, f"{op}: undefined argument")
-        return env[args[i]]
-
-    def idx(i, bound):
-        ix = indices.get(args[i]) if i < len(args) and isinstance(args[i], str) else None
-        need(isinstance(ix, list) and 0 < len(ix) <= MAX_ENTRIES, f"{op}: missing index list")
-        return int_list(ix, 0, bound - 1, "index")
-
+def _step(op, args, env, indices):
+    """One step of a program :func:`read_program` has already checked (names, shapes, ranges, work)."""
     if op == "identity":
-        n = args[0] if args else None
-        need(isinstance(n, str) and n.isdigit() and 0 < int(n) and int(n) ** 2 <= MAX_ENTRIES, "identity: bad size")
-        return flint.arb_mat(int(n), int(n), [int(i == j) for i in range(int(n)) for j in range(int(n))]).tolist()
-    A = mat(0)
-    B = mat(1) if op in ("matmul", "add", "sub", "mul", "scale") else None
-    work[0] -= len(A) * len(A[0]) * (len(B[0]) if op == "matmul" else 1)
-    need(work[0] >= 0, f"the interval program needs more than {MAX_IV_WORK} operations")
+        n = int(args[0])
+        return flint.arb_mat(n, n, [int(i == j) for i in range(n) for j in range(n)]).tolist()
+    A = env[args[0]]
+    if op in ("take_rows", "take_cols"):
+        ix = indices[args[1]]
+        return [list(A[i]) for i in ix] if op == "take_rows" else [[r[j] for j in ix] for r in A]
+    B = env[args[1]] if IV_OPS[op] == 2 else None
     if op == "matmul":
-        need(len(A[0]) == len(B) and len(A) * len(B[0]) <= MAX_ENTRIES, "matmul: shapes do not match")
         return (flint.arb_mat(A) * flint.arb_mat(B)).tolist()
     if op in ("add", "sub", "mul"):
-        need(len(A) == len(B) and len(A[0]) == len(B[0]), f"{op}: shapes differ")
         f = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b}[op]
         return [[f(a, b) for a, b in zip(r, s)] for r, s in zip(A, B)]
     if op == "scale":
-        need(len(B) == 1 and len(B[0]) == 1, "scale: the factor is not a scalar")
         return [[a * B[0][0] for a in r] for r in A]
     if op == "transpose":
         return [list(c) for c in zip(*A)]
@@ -437,10 +610,5 @@ def _step(op, args, env, indices, work):
         return [[a.exp() if op == "exp" else abs(a) for a in r] for r in A]
     if op == "softmax_rows":
         return softmax_rows(A)
-    if op in ("max_all", "min_all"):
-        pick = (lambda a, b: a.max(b)) if op == "max_all" else (lambda a, b: a.min(b))
-        return [[reduce(pick, [a for r in A for a in r])]]
-    if op in ("take_rows", "take_cols"):
-        ix = idx(1, len(A) if op == "take_rows" else len(A[0]))
-        return [list(A[i]) for i in ix] if op == "take_rows" else [[r[j] for j in ix] for r in A]
-    raise Reject(f"unknown op {op!r}")
+    pick = (lambda a, b: a.max(b)) if op == "max_all" else (lambda a, b: a.min(b))
+    return [[reduce(pick, [a for r in A for a in r])]]

@@ -5,7 +5,8 @@ Part of the independent checker: imports nothing from :mod:`algebra` outside
 
 * ``graph``: ``{"nodes": V, "edges": [[u, v], ...]}``;
 * ``group``: ``{"elements": [[g(0), ..., g(V-1)], ...]}`` (product ``g h = g o h``);
-* ``characters``: ``{"conductor": N, "irreps": [{"name", "values": [per element: N integers]}]}``,
+* ``characters``: ``{"conductor": N, "irreps": [{"name", "values": [per element: N integers]}]}``
+  (``name``: a distinct :data:`LABEL`, kept in the data only; the claim names the ``a``-th irrep ``Pi_a``),
   ``[c_0, ..., c_{N-1}]`` being ``sum_k c_k E(N)^k`` (character values are algebraic
   integers, so integer coefficients exist: the eigenvalue multiplicities);
 * ``design``: ``{"radius": R, "bias": [per node i: one exact number per visible j],
@@ -43,11 +44,24 @@ What is derived, without search (graph-attention paper, Section 3):
    primitive idempotents: the ``chi_a`` are the irreducible characters, and
    ``Pi_a = rho_score(e_a)`` are self-adjoint orthogonal idempotents summing to the
    identity, of rank ``trace Pi_a = (d_a / |G|) sum_g conj chi_a(g) fix(g) = d_a m_a``.
+
+Canonical spelling: every object has exactly its documented fields; ``graph.edges`` are pairs
+``[u, v]`` with ``u < v`` in increasing order, ``group.elements`` and the input labels are in
+increasing order (they are sets; the identity is then element 0), irrep names are distinct, every
+number is one canonical spelling (:func:`algebra.checker.attention.exact_number`; binary64 as ``float.hex``
+writes it).
+
+Work: every phase is charged to one budget of :data:`MAX_WORK` steps before it runs (the group
+table ``|G|^2 V``, the breadth-first searches edge by edge, ``rho_score`` ``|G| (n + T V d)`` and
+``|G| |gens| n``, the checks of (15) ``r^2 (r + 1) |G| phi(N)^2`` and the parsing of ``r |G| N``
+coefficients), and ``rho_score`` to :data:`MAX_SLOTS` list slots (``docs/certificate-format.md``).
 """
 
 from __future__ import annotations
 
-from algebra.checker.attention import exact_number
+import re
+
+from algebra.checker.attention import ENVELOPE, OPTIONAL, charge, exact_number, fields
 from algebra.checker.kernel import digest, get, int_list, need, small_int
 
 __all__ = ["cyclotomic", "derive_representation_claim", "render_representation_claim"]
@@ -55,8 +69,11 @@ __all__ = ["cyclotomic", "derive_representation_claim", "render_representation_c
 MAX_NODES = 4096
 MAX_ORDER = 1000
 MAX_CONDUCTOR = 1000
-MAX_ENTRIES = 10**6  # features, score coordinates
-MAX_WORK = 5 * 10**7  # |G|^2 nodes (table), |G| gens coordinates (homomorphism), r^2 |G| phi(N)^2 (15)
+MAX_ENTRIES = 10**6  # edges, features, bias entries, score coordinates, character coefficients
+MAX_SLOTS = 10**7  # |G| n: the permutations rho_score(g) held at once (about 0.4 GB of Python ints)
+MAX_WORK = 5 * 10**7  # steps of the whole check (module docstring, "Work"); about 30 s measured at the limit
+#: An irrep's name: printable ASCII without spaces, at most 64 characters (data only, never in the claim).
+LABEL = re.compile(r"[!-~]{1,64}")
 _PHI = {}
 
 
@@ -74,6 +91,8 @@ def _divide(c, q):
 
 def cyclotomic(n: int) -> list:
     """``Phi_n`` (lowest degree first): ``x^n - 1`` divided by ``Phi_d`` for every ``d | n``, ``d < n``.
+
+    At most ``sum_{m | n} m sigma(m)`` steps: a constant for ``n <= MAX_CONDUCTOR`` (under 0.1 s).
 
     Examples
     --------
@@ -98,39 +117,57 @@ def _mul(a, b, q):
     return _divide(c, q)[1]
 
 
-def _group(block, V, edges):
+def _increasing(items) -> bool:
+    """``items`` strictly increasing: a sorted list of distinct members (one spelling of a set)."""
+    return all(a < b for a, b in zip(items, items[1:]))
+
+
+def _edges(graph, V, work):
+    """``graph.edges`` as a sorted list of pairs ``(u, v)``, ``u < v`` (refused in any other spelling)."""
+    raw = get(graph, "edges", list, "graph")
+    need(len(raw) <= MAX_ENTRIES, f"more than {MAX_ENTRIES} edges")
+    charge(work, len(raw), "reading the edges", MAX_WORK)
+    edges = [tuple(int_list(x, 0, V - 1, "edge", 2)) for x in raw]
+    need(all(u < v for u, v in edges) and _increasing(edges),
+         "graph.edges: pairs [u, v] with u < v, listed in increasing order, each once")
+    return edges
+
+
+def _group(block, V, edges, work):
     """Elements, table, inverses, classes; each element checked to be an automorphism."""
-    els = get(block, "elements", list, "group")
-    need(1 <= len(els) <= MAX_ORDER and len(els) * max(len(els) * V, len(edges)) <= MAX_WORK,
-         f"group: 1..{MAX_ORDER} elements, |G|^2 V and |G| |E| at most {MAX_WORK}")
+    els = get(fields(block, "group", ("elements",)), "elements", list, "group")
+    order = len(els)
+    need(1 <= order <= MAX_ORDER, f"group: 1..{MAX_ORDER} elements")
+    charge(work, order * (V + 2 * len(edges)) + order * order * (V + 3), "the group table", MAX_WORK)
     G = [tuple(int_list(g, 0, V - 1, "group element", V)) for g in els]
-    index = {g: a for a, g in enumerate(G)}
-    need(len(index) == len(G) and all(len(set(g)) == V for g in G), "group elements must be distinct permutations")
-    need(tuple(range(V)) in index, "the identity permutation is not among the group elements")
+    need(_increasing(G), "group.elements must be listed in increasing order, each once (a set)")
+    need(all(len(set(g)) == V for g in G), "group elements must be permutations of the nodes")
+    need(G[0] == tuple(range(V)), "the identity permutation is not among the group elements")
+    index, eset = {g: a for a, g in enumerate(G)}, set(edges)
     for a, g in enumerate(G):
-        bad = next((sorted(x) for x in edges if frozenset(g[y] for y in x) not in edges), None)
+        bad = next(([u, v] for u, v in edges if (min(g[u], g[v]), max(g[u], g[v])) not in eset), None)
         need(bad is None, f"group element {a} is not an automorphism: it maps the edge {bad} to a non-edge")
     table = [[index.get(tuple(g[x] for x in h)) for h in G] for g in G]
     need(all(v is not None for row in table for v in row), "the group elements are not closed under composition")
-    e = index[tuple(range(V))]
+    e = 0
     inv = [row.index(e) for row in table]
-    cls, classes = [None] * len(G), []
-    for x in range(len(G)):
+    cls, classes = [None] * order, []
+    for x in range(order):
         if cls[x] is None:
-            members = sorted({table[table[g][x]][inv[g]] for g in range(len(G))})
+            members = sorted({table[table[g][x]][inv[g]] for g in range(order)})
             for y in members:
                 cls[y] = len(classes)
             classes.append(members)
     return G, table, inv, e, classes
 
 
-def _generators(table) -> list:
+def _generators(table, work) -> list:
     """A generating set: each element outside the subgroup generated so far joins it (greedy)."""
-    e = next(a for a, row in enumerate(table) if row == list(range(len(table))))
-    gens, H = [], {e}
+    gens, H = [], {0}
     for x in range(len(table)):
         if x not in H:
             gens.append(x)
+            charge(work, len(table) * len(gens), "the generating set", MAX_WORK)
             todo = list(H)
             while todo:
                 h = todo.pop()
@@ -141,16 +178,18 @@ def _generators(table) -> list:
     return gens
 
 
-def _visible(V, edges, radius):
-    """Per node, the sorted nodes at graph distance ``<= radius`` (breadth-first search)."""
+def _visible(V, edges, radius, work):
+    """Per node, the sorted nodes at graph distance ``<= radius`` (breadth-first search, charged edge by edge)."""
     adj = [[] for _ in range(V)]
-    for u, v in (tuple(x) for x in edges):
+    for u, v in edges:
         adj[u].append(v)
         adj[v].append(u)
     out, total = [], 0
     for i in range(V):
         seen, frontier = {i}, [i]
         for _ in range(radius):
+            charge(work, len(frontier), "the visibility search", MAX_WORK)
+            charge(work, 2 * sum(len(adj[x]) for x in frontier), "the visibility search", MAX_WORK)
             frontier = sorted({y for x in frontier for y in adj[x]} - seen)
             seen.update(frontier)
             if not frontier:
@@ -161,30 +200,36 @@ def _visible(V, edges, radius):
     return out
 
 
-def _score(design, G, table, V, vis):
+def _score(design, G, table, V, vis, work):
     """``(rho_score as permutations, T, n, first difference of the inputs or None)``."""
     bias = get(design, "bias", list, "design")
     need(len(bias) == V and all(isinstance(b, list) and len(b) == len(v) for b, v in zip(bias, vis)),
          "design.bias: one exact number per visible node of every node")
-    bias = [[exact_number(x, "bias") for x in b] for b in bias]
-    inputs = get(design, "inputs", list, "design")
-    need(1 <= len(inputs) and len(inputs) * V <= MAX_ENTRIES, "design.inputs: 1.. inputs")
-    labels, feats = [], []
-    for x in inputs:
-        labels.append(tuple(int_list(get(x, "label", list, "input"), 0, MAX_ENTRIES, "input label", 2)))
-        rows = get(x, "features", list, "input")
-        need(len(rows) == V and all(isinstance(r, list) and 1 <= len(r) == len(rows[0]) for r in rows),
-             "input features: V rows of the same length d >= 1")
-        feats.append([tuple(exact_number(v, "feature") for v in r) for r in rows])
-    T, d = len(labels), len(feats[0][0])
-    where = {lab: t for t, lab in enumerate(labels)}
     width = sum(len(v) for v in vis)
-    n = T * width
-    need(len(where) == T and all(len(f[0]) == d for f in feats), "design.inputs: distinct labels, one d")
-    gens = _generators(table)
-    need(T * V * d <= MAX_ENTRIES and n <= MAX_ENTRIES and len(G) * len(gens) * n <= MAX_WORK,
-         f"at most {MAX_ENTRIES} features and coordinates and {MAX_WORK} steps of the homomorphism check")
+    charge(work, width, "reading the biases", MAX_WORK)
+    bias = [[exact_number(x, "bias", hex_form="full") for x in b] for b in bias]
+    inputs = get(design, "inputs", list, "design")
+    need(1 <= len(inputs) and len(inputs) * V <= MAX_ENTRIES, f"design.inputs: 1.. inputs, at most {MAX_ENTRIES} rows")
+    charge(work, len(inputs) * V, "reading the inputs", MAX_WORK)
+    labels, rows = [], []
+    for x in inputs:
+        fields(x, "input", ("label", "features"))
+        labels.append(tuple(int_list(get(x, "label", list, "input"), 0, MAX_ENTRIES, "input label", 2)))
+        rows.append(get(x, "features", list, "input"))
+        need(len(rows[-1]) == V and all(isinstance(r, list) for r in rows[-1]), "input features: V rows")
+    T, d = len(labels), len(rows[0][0])
+    need(all(len(r) == d for f in rows for r in f) and d >= 1, "input features: rows of the same length d >= 1")
+    need(T * V * d <= MAX_ENTRIES, f"at most {MAX_ENTRIES} features")
+    need(_increasing(labels), "design.inputs: labels listed in increasing order, each once (a set)")
     need(all(h < len(G) for _, h in labels), "an input label names no group element")
+    n = T * width
+    need(n <= MAX_ENTRIES and len(G) * n <= MAX_SLOTS,
+         f"at most {MAX_ENTRIES} score coordinates and {MAX_SLOTS} slots of rho_score (|G| n)")
+    charge(work, T * V * d, "reading the features", MAX_WORK)
+    feats = [[tuple(exact_number(v, "feature", hex_form="full") for v in r) for r in f] for f in rows]
+    gens = _generators(table, work)
+    charge(work, len(G) * (2 * n + T * V * (d + 1) + width) + 2 * len(G) * len(gens) * n, "rho_score and (14)", MAX_WORK)
+    where = {lab: t for t, lab in enumerate(labels)}
     start = [sum(len(v) for v in vis[:i]) for i in range(V)]
     slot = [{j: a for a, j in enumerate(v)} for v in vis]
     perms, diff = [], None
@@ -203,67 +248,79 @@ def _score(design, G, table, V, vis):
             diff = next(({"element": a, "pair": [i, j]} for i in range(V) for s, j in enumerate(vis[i])
                          if bias[g[i]][slot[g[i]][g[j]]] != bias[i][s]), None)
         perms.append(p)
-    need(all(p == list(range(n)) for g, p in zip(G, perms) if g == tuple(range(V))), "rho_score(e) != 1")
+    need(perms[0] == list(range(n)), "rho_score(e) != 1")
     for a in range(len(G)):
         for b in gens:
             need(perms[table[a][b]] == [perms[a][w] for w in perms[b]], f"rho_score({a} {b}) != rho_score({a}) rho_score({b})")
     return perms, T, n, diff
 
 
-def _characters(block, G, table, inv, e, classes):
-    """``(N, [(name, degree, conj chi per element)])`` after the checks of (15) (module docstring, 4)."""
+def _characters(block, G, table, inv, e, classes, work):
+    """``(N, [(degree, conj chi per element)])`` after the checks of (15) (module docstring, 4)."""
+    fields(block, "characters", ("conductor", "irreps"))
     N = small_int(get(block, "conductor", int, "characters"), 1, MAX_CONDUCTOR, "characters.conductor")
-    irreps, q, order = get(block, "irreps", list, "characters"), cyclotomic(N), len(G)
-    need(len(irreps) == len(classes), f"{len(irreps)} characters for {len(classes)} conjugacy classes")
-    need(len(classes) ** 2 * order * len(q) ** 2 <= MAX_WORK, f"the checks of (15) would take over {MAX_WORK} steps")
-    const = lambda c: (c,) + (0,) * (len(q) - 2)  # noqa: E731
-    out = []
+    irreps, order, r = get(block, "irreps", list, "characters"), len(G), len(classes)
+    need(len(irreps) == r, f"{len(irreps)} characters for {r} conjugacy classes")
+    need(r * order * N <= MAX_ENTRIES, f"more than {MAX_ENTRIES} character coefficients")
+    q = cyclotomic(N)
+    phi = len(q) - 1
+    mul = 2 * phi * phi + phi + 40  # one product in Q(E(N)): phi^2 multiply-adds, the reduction, the sum, ~40 for the calls
+    charge(work, r * order * (2 * N + 2 * (N - phi + 1) * (phi + 1) + 2 * phi)  # read, reduce, conjugate, compare
+           + (r * (r + 1) // 2) * r * order * mul + order * r * phi + r * r * r * mul, "the checks of (15)", MAX_WORK)
+    const = lambda c: (c,) + (0,) * (phi - 1)  # noqa: E731
+    out, names = [], []
     for a, ir in enumerate(irreps):
-        name = get(ir, "name", str, "irrep")
-        vals = get(ir, "values", list, "irrep")
-        need(len(name) <= 64 and len(vals) == order, f"irrep {a}: a short name and one value per group element")
+        fields(ir, f"irrep {a}", ("name", "values"))
+        name, vals = get(ir, "name", str, "irrep"), get(ir, "values", list, "irrep")
+        need(LABEL.fullmatch(name) is not None, f"irrep {a}: the name must be 1..64 printable ASCII characters, no spaces")
+        need(len(vals) == order, f"irrep {a}: one value per group element")
+        names.append(name)
         raw = [int_list(v, -10**6, 10**6, "character coefficient", N) for v in vals]
         chi = [_divide(v, q)[1] for v in raw]
         conj = [_divide([v[-k % N] for k in range(N)], q)[1] for v in raw]
         deg = chi[e][0]
-        need(chi[e] == const(deg) and deg >= 1, f"{name}(e) is not a positive integer")
-        need(all(chi[y] == chi[c[0]] for c in classes for y in c), f"{name} is not a class function")
-        need(all(chi[inv[g]] == conj[g] for g in range(order)), f"{name}(g^-1) != conj {name}(g)")
-        out.append((name, deg, conj))
-    need(sum(d * d for _, d, _ in out) == order, "the squared degrees do not sum to |G|")
-    for a, (na, da, Ea) in enumerate(out):
-        for b, (nb, _, Eb) in enumerate(out[a:], a):
+        need(chi[e] == const(deg) and deg >= 1, f"chi_{a}(e) is not a positive integer")
+        need(all(chi[y] == chi[c[0]] for c in classes for y in c), f"chi_{a} is not a class function")
+        need(all(chi[inv[g]] == conj[g] for g in range(order)), f"chi_{a}(g^-1) != conj chi_{a}(g)")
+        out.append((deg, conj))
+    need(len(set(names)) == len(names), "the irreps' names must be distinct")
+    need(sum(d * d for d, _ in out) == order, "the squared degrees do not sum to |G|")
+    for a, (da, Ea) in enumerate(out):
+        for b, (_, Eb) in enumerate(out[a:], a):
             for c in classes:
                 h = c[0]
-                s = [0] * (len(q) - 1)
+                s = [0] * phi
                 for g in range(order):
                     s = [x + y for x, y in zip(s, _mul(Ea[g], Eb[table[inv[g]][h]], q))]
-                want = [order * x for x in Ea[h]] if a == b else [0] * len(s)
-                need([da * x for x in s] == want, f"E_{na} E_{nb} != delta (|G|/d) E_{na} at a class representative "
+                want = [order * x for x in Ea[h]] if a == b else [0] * phi
+                need([da * x for x in s] == want, f"E_{a} E_{b} != delta (|G|/d) E_{a} at a class representative "
                      "(the class of e: the first orthogonality relation)")
     for g in range(order):
-        s = [sum(d * E[g][k] for _, d, E in out) for k in range(len(q) - 1)]
+        s = [sum(d * E[g][k] for d, E in out) for k in range(phi)]
         need(tuple(s) == const(order if g == e else 0), "sum_rho d_rho E_rho != |G| e: the projectors do not sum to 1")
     for c in classes:  # chi(g) = conj chi(g^-1) = E(g^-1)
         for c2 in classes:
-            s = [0] * (len(q) - 1)
-            for _, _, E in out:
+            s = [0] * phi
+            for _, E in out:
                 s = [x + y for x, y in zip(s, _mul(E[inv[c[0]]], E[c2[0]], q))]
             need(tuple(s) == const(order // len(c) if c is c2 else 0), "the second orthogonality relation fails")
     return N, out
 
 
 def render_representation_claim(claim: dict) -> str:
-    """The canonical text of a ``score_representation`` claim.
+    """The canonical text of a ``score_representation`` claim (only numbers the checker derived).
+
+    ``Pi_a`` is the projector of the ``a``-th character listed in the data; the data's names
+    for the irreps never enter the claim.
 
     Examples
     --------
     >>> about = {"representation_sha256": "ab" * 32, "nodes": 3, "edges": 3, "radius": 1, "inputs": 3,
     ...          "score_dimension": 27, "group_order": 3, "classes": 3, "conductor": 3}
-    >>> comps = [{"irrep": f"chi_{a}", "dimension": 1, "multiplicity": 9, "rank": 9} for a in range(3)]
-    >>> render_representation_claim({"about": about, "invariant": True, "difference": None,
-    ...                               "components": comps})[:78]
-    'on the design with data sha256 abababababababab... (a graph with 3 nodes and 3'
+    >>> comps = [{"irrep": a, "dimension": 1, "multiplicity": 9, "rank": 9} for a in range(3)]
+    >>> text = render_representation_claim({"about": about, "invariant": True, "difference": None, "components": comps})
+    >>> text[:78], text[-49:]
+    ('on the design with data sha256 abababababababab... (a graph with 3 nodes and 3', 'Pi_0: 1 x 9 = 9, Pi_1: 1 x 9 = 9, Pi_2: 1 x 9 = 9')
     """
     ab, diff = claim["about"], claim["difference"]
     if claim["invariant"]:
@@ -273,36 +330,37 @@ def render_representation_claim(claim: dict) -> str:
         where = f"the features of node {diff['node']} of input {diff['input']}" if "node" in diff else \
             f"the bias of the visible pair {tuple(diff['pair'])}"
         mid = f"the score inputs are not invariant (element {diff['element']} changes {where}), so (14) is not derived"
-    ranks = ", ".join(f"{c['irrep']}: {c['dimension']} x {c['multiplicity']} = {c['rank']}" for c in claim["components"])
+    ranks = ", ".join(f"Pi_{c['irrep']}: {c['dimension']} x {c['multiplicity']} = {c['rank']}" for c in claim["components"])
     return (f"on the design with data sha256 {ab['representation_sha256'][:16]}... (a graph with {ab['nodes']} nodes "
             f"and {ab['edges']} edges, visibility radius {ab['radius']}, {ab['inputs']} inputs, "
             f"{ab['score_dimension']} score coordinates), the {ab['group_order']} node permutations are automorphisms "
             f"forming a group with {ab['classes']} conjugacy classes and rho_score is a homomorphism into the "
             f"permutations of the score coordinates (13); {mid}; the {ab['classes']} characters in Q(E({ab['conductor']})) "
             "are the irreducible characters (both orthogonality relations hold) and the projectors (15) are self-adjoint "
-            f"orthogonal idempotents summing to the identity, with rank = dimension x multiplicity: {ranks}")
+            "orthogonal idempotents summing to the identity, with rank = dimension x multiplicity (Pi_a for the a-th "
+            f"character listed): {ranks}")
 
 
 def derive_representation_claim(cert, notes) -> dict:
     """Derive the claim of a ``score_representation`` certificate (module docstring); raise ``Reject``."""
-    block = get(cert, "representation", dict)
-    need(set(block) == {"graph", "group", "characters", "design"}, "representation: graph, group, characters, design")
-    graph, design = get(block, "graph", dict, "representation"), get(block, "design", dict, "representation")
+    fields(cert, "a score_representation certificate", ENVELOPE + ("representation",), OPTIONAL)
+    block = fields(get(cert, "representation", dict), "representation", ("graph", "group", "characters", "design"))
+    graph = fields(get(block, "graph", dict, "representation"), "graph", ("nodes", "edges"))
+    design = fields(get(block, "design", dict, "representation"), "design", ("radius", "bias", "inputs"))
+    work = [MAX_WORK]
     V = small_int(get(graph, "nodes", int, "graph"), 1, MAX_NODES, "graph.nodes")
-    raw = get(graph, "edges", list, "graph")
-    need(len(raw) <= MAX_ENTRIES, "too many edges")
-    edges = {frozenset(int_list(x, 0, V - 1, "edge", 2)) for x in raw}
-    need(len(edges) == len(raw) and all(len(x) == 2 for x in edges), "edges must be distinct pairs of distinct nodes")
-    G, table, inv, e, classes = _group(get(block, "group", dict, "representation"), V, edges)
+    edges = _edges(graph, V, work)
+    G, table, inv, e, classes = _group(get(block, "group", dict, "representation"), V, edges, work)
+    N, chars = _characters(get(block, "characters", dict, "representation"), G, table, inv, e, classes, work)
     radius = small_int(get(design, "radius", int, "design"), 0, MAX_NODES, "design.radius")
-    perms, T, n, diff = _score(design, G, table, V, _visible(V, edges, radius))
-    N, chars = _characters(get(block, "characters", dict, "representation"), G, table, inv, e, classes)
+    perms, T, n, diff = _score(design, G, table, V, _visible(V, edges, radius, work), work)
+    charge(work, len(G) * n + len(chars) * len(G) * len(chars[0][1][0]), "the projector traces", MAX_WORK)
     fix = [sum(w == x for w, x in enumerate(p)) for p in perms]
     comps = []
-    for name, deg, conj in chars:
+    for a, (deg, conj) in enumerate(chars):
         tr = [sum(f * c[k] for f, c in zip(fix, conj)) for k in range(len(conj[0]))]
-        need(not any(tr[1:]) and tr[0] % len(G) == 0, f"trace of Pi_{name}: not d x a whole multiplicity")
-        comps.append({"irrep": name, "dimension": deg, "multiplicity": tr[0] // len(G), "rank": deg * tr[0] // len(G)})
+        need(not any(tr[1:]) and tr[0] % len(G) == 0, f"trace of Pi_{a}: not d x a whole multiplicity")
+        comps.append({"irrep": a, "dimension": deg, "multiplicity": tr[0] // len(G), "rank": deg * tr[0] // len(G)})
     need(sum(c["rank"] for c in comps) == n, "the projector ranks do not add up to the score dimension")
     about = {"representation_sha256": digest(block), "nodes": V, "edges": len(edges), "radius": radius, "inputs": T,
              "score_dimension": n, "group_order": len(G), "classes": len(classes), "conductor": N}

@@ -95,11 +95,13 @@ def test_cyclotomic_polynomials_match_flint(n):
 def test_a_permutation_that_is_not_an_automorphism_is_refused(cyclic):
     elements = cyclic["representation"]["group"]["elements"]
     elements[3] = [1, 0] + list(range(2, 8))  # the transposition (0 1) maps the edge {1, 2} to {0, 2}
+    elements.sort()  # the elements are a set: listed in increasing order
     assert "is not an automorphism" in refused(cyclic)
 
 
 def test_an_edge_list_the_group_does_not_preserve_is_refused(cyclic):
     cyclic["representation"]["graph"]["edges"].append([0, 4])  # a chord: the rotations move it
+    cyclic["representation"]["graph"]["edges"].sort()
     assert "is not an automorphism" in refused(cyclic)
 
 
@@ -152,8 +154,8 @@ def test_an_input_that_is_missing_or_relabelled_is_refused(cyclic):
     c2 = copy.deepcopy(cyclic)
     del c2["representation"]["design"]["inputs"][10]
     assert "not closed under the group" in refused(c2)
-    a, b = design["inputs"][8]["label"], design["inputs"][9]["label"]
-    design["inputs"][8]["label"], design["inputs"][9]["label"] = b, a  # features no longer P_h F_m
+    a, b = design["inputs"][8]["features"], design["inputs"][9]["features"]
+    design["inputs"][8]["features"], design["inputs"][9]["features"] = b, a  # relabelled: no longer P_h F_m
     assert "claim.difference differs" in refused(same_claim_new_data(cyclic))
 
 
@@ -166,7 +168,7 @@ def test_a_radius_that_does_not_match_the_biases_is_refused(cyclic):
 def test_an_edited_claim_is_refused(cyclic, edit):
     claim = cyclic["claim"]
     if edit == "text":
-        claim["text"] = claim["text"].replace("chi_1: 1 x 192 = 192", "chi_1: 1 x 193 = 193")
+        claim["text"] = claim["text"].replace("Pi_1: 1 x 192 = 192", "Pi_1: 1 x 193 = 193")
         assert "193" in claim["text"]
     elif edit == "rank":
         claim["components"][1]["rank"] += 1
