@@ -254,12 +254,17 @@ def dimension_certificate(
         if upper:
             up, up_value = _upper_block(model, res, witnesses, prime)
             cert["upper"] = up
-        kind, expected = "rank_lower_bound", kernel.expected_count(kernel.Model(spec))
+        try:
+            expected = kernel.expected_count(kernel.Model(spec))
+        except kernel.Reject:  # no expected count the checker can derive (e.g. c t + c0 without biases): no defect
+            expected = None
+        kind = "rank_lower_bound"
         if up_value is not None and up_value > lower:
-            kind = "rank_upper_bound"
+            kind = "rank_upper_bound"  # proves only the bound: the witness minor is not part of such a file
+            del cert["lower"]
         elif up_value is not None:
             # a defect certificate proves "below the expected count", which the checker derives from the spec
-            defect = claimed is not None and claimed > lower and relation != "<=" and lower < expected
+            defect = claimed is not None and claimed > lower and relation != "<=" and expected is not None and lower < expected
             kind = "defect" if defect else "dimension"
         cert["kind"] = kind
         value = up_value if kind == "rank_upper_bound" else lower

@@ -45,7 +45,7 @@ MAX_PARAMS = 4096
 MAX_SIDE = 4096  # widths, inputs, outputs, samples, rows
 MAX_TERMS = 200_000
 MAX_MATRIX = 4 * 10**6  # entries of any matrix the checker builds (Jacobian rows, fields, gradients)
-MAX_EVAL = 10**9  # samples evaluated x P^2: a bound on the work of rebuilding Jacobian rows
+MAX_EVAL = 5 * 10**8  # charged steps of one certificate (Model.charge): about 7 s at the measured 7 10^7 per second
 MAX_DEGREE = 256
 # MAX_EVAL is counted in gradient-entry updates of dual products (~2 10^8 per second); pure-Python loops over file
 # data (a polynomial factor, a multiply-add of the identity checks) weigh more, by these measured factors

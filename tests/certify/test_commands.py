@@ -56,8 +56,6 @@ def test_verify_recurses_into_subdirectories(tmp_path, capsys):
     sub = tmp_path / "attention"
     sub.mkdir()
     shutil.copy(committed_directory() / "minilm-L2-H3.json", sub / "minilm-L2-H3.json")
-    (tmp_path / "index.json").write_text("{}")  # indexes are skipped at every level
-    (sub / "index.json").write_text("{}")
     capsys.readouterr()
     assert main(["verify", str(tmp_path)]) == 0
     out = capsys.readouterr().out
@@ -69,6 +67,9 @@ def test_verify_recurses_into_subdirectories(tmp_path, capsys):
     assert checker_main([str(tmp_path)]) == 1  # python -m algebra.checker expands directories the same way
     out = capsys.readouterr().out
     assert "minilm-L2-H3.json: VERIFIED (" in out and "x.json: NOT VERIFIED: not valid JSON" in out
+    (tmp_path / "index.json").write_text("{}")  # an index.json that is not an index: a failure, said so
+    assert main(["verify", str(tmp_path)]) == 1
+    assert f"{tmp_path / 'index.json'}: NOT VERIFIED: unreadable index" in capsys.readouterr().out
 
 
 def test_certify_accepts_the_sweep_options(tmp_path, capsys):

@@ -262,7 +262,7 @@ CNN_TABLE = [  # strides that skip inputs, dense layers that multiply positions,
     CNN(3, [1], channels=(1, 1), strides=[2], activations="t^2", dense=1),  # the review's case: reads x0, x2 only
     CNN(5, [2, 2], channels=(1, 2, 1), activations="t^2"),
     CNN(6, [2], channels=(1, 2), strides=[2], activations="t^2", dense=1),  # no products across positions
-    CNN(7, [3, 2], channels=(2, 1, 1), strides=[2, 1], activations="t^2 + t", bias=True, dense=1),
+    CNN(5, [2, 2], channels=(2, 1, 1), strides=[2, 1], activations=["t^2 + t", "t^2"], bias=True, dense=1),
     CNN((3, 3), [(2, 2)], channels=(1, 1), activations="t^2", dense=1),
     CNN(8, [3, 2], activations="t"),
 ]
@@ -312,3 +312,69 @@ def test_an_affine_activation_without_biases_has_no_defect_count(bases):
     model = chk.Model({"family": "mlp", "widths": [2, 2, 1], "activations": [["1", "1"]], "bias": False, "inactive": {}})
     with pytest.raises(chk.Reject, match="affine activation"):
         chk.expected_count(model)
+
+
+# -- the committed files are canonical; the worst rank file is decided within the budget ------------------------
+def test_every_committed_spec_is_its_own_canonical_form():
+    """The producer writes only canonical specs: each committed model spec is rebuilt identically, and every
+    file's bytes are its own canonical rendering."""
+    from pathlib import Path
+
+    from algebra.certify.canonical import render
+
+    root = Path(__file__).resolve().parents[2] / "certificates"
+    seen = 0
+    for path in sorted(root.glob("*.json")):  # the catalogue (the head certificates have no model spec)
+        if path.name == "index.json":
+            continue
+        data = path.read_bytes()
+        cert = json.loads(data)
+        compact = json.dumps(cert, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode() + b"\n"
+        assert data in (render(cert), compact), path.name
+        specs = [cert.get("model"), (cert.get("subnetwork") or {}).get("model"),
+                 ((cert.get("formula") or {}).get("rank") or {}).get("model")]
+        for spec in filter(None, specs):
+            assert chk.Model(spec).spec == spec, path.name
+            seen += 1
+    assert seen > 400
+
+
+def _mlp_lower_certificate(samples: int) -> dict:
+    """A rank_lower_bound file for the largest MLP the limits allow (P = 3,968), its witness over ``samples``."""
+    rng = random.Random(0)
+    spec = {"family": "mlp", "widths": [32, 60, 32, 4], "activations": [["0", "0", "1"], ["0", "0", "1"]],
+            "bias": False, "inactive": {}}
+    P = chk.Model(spec).P
+    n = 4 * samples
+    cert = {"schema_version": 1, "kind": "rank_lower_bound", "model": spec,
+            "point": {"prime": "1048573", "theta": [str(rng.randrange(-99, 99)) for _ in range(P)],
+                      "inputs": [[str(rng.randrange(-99, 99)) for _ in range(32)] for _ in range(samples)]},
+            "lower": {"rows": list(range(n)), "cols": list(range(n))}}
+    cert["claim"] = chk.rank_claim("rank_lower_bound", chk.Model(spec), spec, n)
+    return cert
+
+
+def test_the_costliest_rank_file_is_refused_before_its_work():
+    """35 samples of a P = 3,968 MLP are 35 forward passes of 1.6 10^7 charged steps: above MAX_EVAL, refused
+    by the charge itself (no pass is run)."""
+    cert = _mlp_lower_certificate(35)
+    calls = []
+    real = chk.Model.forward
+    try:
+        chk.Model.forward = lambda self, *a: calls.append(1) or real(self, *a)
+        assert "would take more than" in refused(cert)
+    finally:
+        chk.Model.forward = real
+    assert not calls
+
+
+@pytest.mark.slow
+def test_the_worst_rank_file_at_the_limit_is_decided():
+    """Just under MAX_EVAL (30 passes of the largest MLP): decided, with a verdict either way."""
+    cert = _mlp_lower_certificate(30)
+    model = chk.Model(cert["model"])
+    assert 30 * model.cost <= chk.MAX_EVAL < 35 * model.cost
+    try:
+        chk.check(seal(cert))
+    except chk.Reject as exc:
+        assert "vanishes" in str(exc)
