@@ -526,10 +526,11 @@ def _certify_one(claim, seed: int) -> tuple:
 
         e = representation_certificate(graph_design(claim.graph, claim.d, claim.k, claim.r, claim.options), source=src)
         c = e.certificate["claim"]
+        names = [x["name"] for x in e.certificate["representation"]["characters"]["irreps"]]  # labels, not claims
         fields = {"says": "rho_score is a representation (13); F_score commutes with it (14); the projectors (15) are "
                           "orthogonal idempotents summing to the identity",
                   "proven": f"(13), {'(14), ' if c['invariant'] else ''}(15) on {e.lower} score coordinates; rank Pi_rho: "
-                            + ", ".join(f"Pi_{x['irrep']} {x['rank']}" for x in c["components"])}
+                            + ", ".join(f"Pi_{x['irrep']} ({names[x['irrep']]}) {x['rank']}" for x in c["components"])}
         return e, None, fields
     if isinstance(claim, AttentionRankClaim):
         e = attention_certificate(np.array(claim.Q), np.array(claim.K), claim.beta, claim.eps, claimed=claim.claimed,
