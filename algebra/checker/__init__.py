@@ -2,11 +2,18 @@
 
 ``python -m algebra.checker PATH...`` prints ``VERIFIED`` or
 ``NOT VERIFIED: reason`` for each file and exits 0 only when all verify.
-The checker is :mod:`algebra.checker.kernel` (every kind, the claims),
-:mod:`algebra.checker.attention` (its one ball-arithmetic evaluator) and
-:mod:`algebra.checker.files` (which files a directory holds, its index).
+The checker is :mod:`algebra.checker.kernel` (readers, arithmetic, the rank
+and formula kinds, the claims and the dispatch tables),
+:mod:`algebra.checker.cnn` (CNN and differential families),
+:mod:`algebra.checker.attention` (its one ball-arithmetic evaluator: interval
+and attention-rank kinds), :mod:`algebra.checker.representation`
+(``score_representation``) and :mod:`algebra.checker.files` (which files a
+directory holds, its index).  Each kind and family module imports the kernel
+and registers itself in its tables here, when the package loads; the kernel
+imports none of them back.
 """
 
+from algebra.checker import attention, cnn, representation  # noqa: F401 - they register their kinds and families
 from algebra.checker.files import check_file, main
 from algebra.checker.kernel import Reject, check
 

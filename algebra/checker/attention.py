@@ -80,7 +80,7 @@ import re
 from fractions import Fraction
 from functools import reduce
 
-from algebra.checker.kernel import MAX_DIGITS, Reject, digest, fraction, get, int_list, need, small_int
+from algebra.checker.kernel import MAX_DIGITS, Reject, digest, fraction, get, int_list, need, register_kind, small_int
 
 try:
     import flint
@@ -612,3 +612,7 @@ def _step(op, args, env, indices):
         return softmax_rows(A)
     pick = (lambda a, b: a.max(b)) if op == "max_all" else (lambda a, b: a.min(b))
     return [[reduce(pick, [a for r in A for a in r])]]
+
+
+register_kind("interval_inequality", derive_interval_claim)
+register_kind("attention_rank", derive_attention_claim)

@@ -22,7 +22,8 @@ from itertools import product
 
 from algebra.checker.kernel import (MAX_DEGREE, MAX_SIDE, MAX_SUPPORT_WORK, Model, activation_json, big_int, d_dot,
                                     d_lin, d_poly, digest, fields, fraction, get, inactive_json, int_list,
-                                    layer_symmetries, need, poly_text, read_inactive, residue, small_int)
+                                    layer_symmetries, need, poly_text, read_inactive, register_family, residue,
+                                    small_int, upper_bound)
 
 MAX_WORK = 10**6  # dual products of one forward pass
 
@@ -229,6 +230,8 @@ def _activate(S, coeffs, cap, work):
 
 def symmetry_count(model) -> int:
     """Per activated layer with a monomial activation: one rescaling per channel, ``c^2`` (GL gauge) when linear."""
+    if model.family == "differential":
+        return 0  # a linear map of theta_dot: no rescaling count is claimed for it
     return layer_symmetries(model.eff[1:], model.acts, model.bias)
 
 
@@ -248,8 +251,6 @@ def describe(model, spec) -> str:
 
 def subnetwork_bound(cert, model, notes) -> tuple:
     """``(sha256 of F''s spec, b)``: ``dim F' <= b`` by the upper-bound witnesses of ``cert["subnetwork"]``."""
-    from algebra.checker.kernel import upper_bound
-
     block = get(cert, "subnetwork", dict)
     spec, of = get(block, "model", dict, "subnetwork"), get(cert["model"], "of", dict)
     need(digest(spec) == digest(dict(of, inactive=cert["model"]["inactive"])), "subnetwork.model must be the CNN of "
@@ -268,3 +269,13 @@ def subnetwork_claim(claim, value, sub) -> None:
         f"so rank d phi > dim F': the normal spaces N_F over F' span fewer than dim H dimensions and there is no "
         f"proximity bias toward F' (proximity-bias paper, Appendix C)" if value > b else
         f"which the rank {value} does not exceed: this count does not decide proximity bias toward F'")
+
+
+def _register() -> None:
+    import sys
+
+    for family in ("cnn", "differential"):
+        register_family(family, sys.modules[__name__])
+
+
+_register()

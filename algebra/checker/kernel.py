@@ -434,10 +434,8 @@ class Model:
             self.work = sum(len(mo) + 1 for p in self.polys for mo, _ in p)  # no dual products: one pass per term
             self.spec = {"family": fam, "parameters": npar, "inputs": self.n_in,
                          "polynomials": [poly_json(p) for p in self.polys], "names": list(names)}
-        elif fam in ("cnn", "differential"):
-            from algebra.checker.cnn import read
-
-            read(self, spec)
+        elif fam in FAMILIES:  # registered by its module (algebra.checker.cnn: cnn, differential)
+            FAMILIES[fam].read(self, spec)
         else:
             raise Reject(f"unknown model family {_shown(fam)}")
         canonical_or_refuse(spec, self.spec, f"the {fam} spec")
@@ -484,10 +482,8 @@ class Model:
             # {s, s, c}, s != c; swapping tokens 0 and c maps output (a, 0) to (a, c), so the image lies in
             # dout x (those monomials) coordinates
             return self.dout * (math.comb(d + 2, 3) + (t - 1) * d * math.comb(d + 1, 2)), "exact"
-        if fam in ("cnn", "differential"):
-            from algebra.checker.cnn import support
-
-            return support(self)
+        if fam in FAMILIES:
+            return FAMILIES[fam].support(self)
         degrees = degree_set(self.acts, self.bias)
         if degrees is None:  # an output degree above DEGREE_CAP
             return (self.P + 1, "above P") if n >= 2 else (self.n_out * (self.deg_x + 1), "unknown")
@@ -504,10 +500,8 @@ class Model:
 
     def forward(self, theta, x, m):
         """Outputs at one input ``x`` as duals (value, gradient in theta) modulo ``m``."""
-        if self.family in ("cnn", "differential"):
-            from algebra.checker.cnn import forward
-
-            return forward(self, theta, x, m)
+        if self.family in FAMILIES:
+            return FAMILIES[self.family].forward(self, theta, x, m)
         mats, fam = self._mats(theta), self.family
         if fam == "mlp":
             a = [(v % m, {}) for v in x]
@@ -631,10 +625,8 @@ def describe(model, spec) -> str:
     elif fam == "attention":
         words = f"lightning attention X -> V X X^T A X with d = {model.d}, d' = {model.dout}, {model.t} token(s), " \
                 f"rank(A) <= {model.rank}"
-    elif fam in ("cnn", "differential"):
-        from algebra.checker.cnn import describe as cnn_words
-
-        words = cnn_words(model, spec)
+    elif fam in FAMILIES:
+        words = FAMILIES[fam].describe(model, spec)
     else:
         words = f"the polynomial map with {model.P} parameters, {model.n_in} inputs and {model.n_out} outputs"
     return f"{words} (model sha256 {digest(spec)[:16]})"
@@ -653,10 +645,8 @@ def symmetry_count(model) -> int:
         return model.blocks[0][1] ** 2
     if fam == "attention":
         return 1 + (model.rank**2 if model.rank < model.d else 0)
-    if fam == "cnn":
-        from algebra.checker.cnn import symmetry_count as cnn_count
-
-        return cnn_count(model)
+    if fam in FAMILIES:
+        return FAMILIES[fam].symmetry_count(model)
     return 0
 
 
@@ -702,9 +692,7 @@ def rank_claim(kind, model, spec, value, expected=None, sub=None) -> dict:
                 f"{model.P} parameters - {symmetry_count(model)} rescaling/gauge symmetries)"
     claim["text"] = text
     if sub is not None:
-        from algebra.checker.cnn import subnetwork_claim
-
-        subnetwork_claim(claim, value, sub)
+        FAMILIES["differential"].subnetwork_claim(claim, value, sub)
     return claim
 
 
@@ -1006,10 +994,9 @@ def check_rank(cert, kind, notes):
     sub = None
     need("subnetwork" not in cert or model.family == "differential", "only a differential has a subnetwork block")
     if "subnetwork" in cert:  # compared with the rank's proven lower bound
-        from algebra.checker.cnn import subnetwork_bound
 
         need(lo is not None, "a subnetwork comparison needs a lower bound of the rank")
-        sub = subnetwork_bound(cert, model, notes)
+        sub = FAMILIES["differential"].subnetwork_bound(cert, model, notes)
     return rank_claim(kind, model, spec, value, expected, sub)
 
 
@@ -1046,28 +1033,6 @@ def aoyagi(ws, r):
     return values.pop()
 
 
-def check_interval(cert, notes):
-    """``interval_inequality``: the program is evaluated in the checker's one ball evaluator; returns the
-    derived claim."""
-    from algebra.checker.attention import derive_interval_claim
-
-    return derive_interval_claim(cert, notes)
-
-
-def check_attention(cert, notes):
-    """``attention_rank``: the matrix is rebuilt from Q, K, beta in ball arithmetic; returns the derived claim."""
-    from algebra.checker.attention import derive_attention_claim
-
-    return derive_attention_claim(cert, notes)
-
-
-def check_representation(cert, notes):
-    """``score_representation``: Lemma 1, (13)-(15) of the graph-attention paper (:mod:`.representation`)."""
-    from algebra.checker.representation import derive_representation_claim
-
-    return derive_representation_claim(cert, notes)
-
-
 # fields a certificate of each kind may have besides the informational ones (``source``, ``tool``, ``seed``: never
 # read into a claim); the kinds' readers require the ones they need
 _INFORMATIONAL = ("schema_version", "kind", "claim", "sha256", "source", "tool", "seed")
@@ -1075,6 +1040,24 @@ CERT_FIELDS = {"rank_lower_bound": ("model", "point", "lower", "subnetwork"), "r
                "dimension": ("model", "point", "lower", "upper"), "defect": ("model", "point", "lower", "upper"),
                "formula": ("formula",), "interval_inequality": ("payload",),
                "attention_rank": ("matrix", "selection", "approximant"), "score_representation": ("representation",)}
+
+
+# -- dispatch tables: each kind and model family names the function that reads it. The kinds of other modules
+# register themselves when the package loads (algebra/checker/__init__.py imports them), so this module imports
+# none of them back.
+FAMILIES = {}  # family -> module with read, forward, support, describe, symmetry_count (cnn, differential)
+KINDS_DERIVED = {"formula": lambda cert, notes: check_formula(cert, notes),
+                 **{k: (lambda cert, notes, k=k: check_rank(cert, k, notes)) for k in RANK_RELATION}}
+
+
+def register_kind(kind: str, derive) -> None:
+    """Make ``derive(cert, notes) -> claim`` the reader of ``kind`` (one of :data:`KINDS`)."""
+    assert kind in KINDS and kind not in KINDS_DERIVED, kind  # a programming error, never file data
+    KINDS_DERIVED[kind] = derive
+
+
+def register_family(name: str, module) -> None:
+    FAMILIES[name] = module
 
 
 # -- entry points ----------------------------------------------------------------------
@@ -1095,16 +1078,7 @@ def check(cert) -> str:
     fields(cert, _INFORMATIONAL + CERT_FIELDS[kind], f"a {kind} certificate", ("claim",))
     claim, notes = get(cert, "claim", dict), []
     get(claim, "text", str, "claim")
-    if kind == "formula":
-        derived = check_formula(cert, notes)
-    elif kind == "interval_inequality":
-        derived = check_interval(cert, notes)
-    elif kind == "attention_rank":
-        derived = check_attention(cert, notes)
-    elif kind == "score_representation":
-        derived = check_representation(cert, notes)
-    else:
-        derived = check_rank(cert, kind, notes)
+    derived = KINDS_DERIVED[kind](cert, notes)
     need(isinstance(derived, dict), f"internal: no claim derived for kind {kind!r}")  # every kind derives its claim
     compare_claim(claim, derived)
     notes.append("claim derived and re-rendered")

@@ -62,7 +62,7 @@ from __future__ import annotations
 import re
 
 from algebra.checker.attention import ENVELOPE, OPTIONAL, charge, exact_number, fields
-from algebra.checker.kernel import digest, get, int_list, need, small_int
+from algebra.checker.kernel import digest, get, int_list, need, register_kind, small_int
 
 __all__ = ["cyclotomic", "derive_representation_claim", "render_representation_claim"]
 
@@ -369,3 +369,6 @@ def derive_representation_claim(cert, notes) -> dict:
     notes.append(f"score_representation: |G| = {len(G)}, {n} score coordinates, {len(chars)} irreps; "
                  + ("(14) derived" if diff is None else "inputs not invariant"))
     return derived
+
+
+register_kind("score_representation", derive_representation_claim)
