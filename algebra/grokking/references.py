@@ -55,10 +55,7 @@ from algebra.models.base import NoInputModel, positive_int
 from algebra.models.mlp import quadratic_network
 from algebra.slt.regular import quadratic_network_paper_value
 
-try:  # the engine is moving to algebra.engine; use whichever exists
-    from algebra.engine import dimension
-except ImportError:  # pragma: no cover - depends on the tree's state
-    from algebra.geometry.dimension import dimension
+from algebra.engine import dimension
 
 # Sizes: the engine refuses by predicted memory (``max_memory``, ``--max-memory``).  The
 # data-restricted Jacobian (``N p`` rows, ``P = 3pK`` columns) is never formed: the engine takes the
