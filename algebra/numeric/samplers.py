@@ -156,6 +156,339 @@ def _check_positive(name, value, allow_zero=False):
     return v
 
 
+# -- the pieces of one run ------------------------------------------------------------------------
+# ``sample`` validates, sets up a _Target, a _Kernel and the starting _Chains, then _run_chains
+# applies one step function per iteration (the four share a signature: _STEPS), freezes divergent
+# chains, lets _WarmUp adapt the step size (and HMC's mass matrix) and lets _Trace record the draws.
+
+
+@dataclass(frozen=True)
+class _Target:
+    """The potential ``U(w) = nbeta L_n(w) + gamma/2 ||w - w*||^2`` of the localized tempered posterior."""
+
+    model: object
+    w_star: np.ndarray
+    nbeta: float
+    gamma: float
+
+    def __call__(self, W, batch=None) -> tuple:
+        """``(U, grad U, L_n)`` at every row of ``W``; ``batch`` (chains, b) picks minibatch samples."""
+        model = self.model
+        loss, g = model.loss_and_grad(W, batch) if batch is not None else model.loss_and_grad(W)
+        diff = W - self.w_star
+        U = self.nbeta * loss + 0.5 * self.gamma * np.sum(diff**2, axis=1)
+        return U, self.nbeta * g + self.gamma * diff, loss
+
+
+@dataclass
+class _Chains:
+    """Positions ``W`` (chains, P) of every chain and the potential ``U``, its gradient ``G`` and ``L_n`` there."""
+
+    W: np.ndarray
+    U: np.ndarray
+    G: np.ndarray
+    loss: np.ndarray
+
+
+@dataclass
+class _Kernel:
+    """What a step function reads besides the chains and ``eps``: the fixed options and per-method state.
+
+    ``inv_mass`` is HMC's diagonal ``M^-1`` (set by :class:`_WarmUp` when it adapts the mass);
+    ``v_rms`` RMSProp-SGLD's running second moments (started at the curvature ``stiff``).
+    """
+
+    target: _Target
+    streams: _Streams
+    noise: float
+    batch_size: int | None
+    leapfrog_steps: int
+    rmsprop_alpha: float
+    rmsprop_eps: float
+    stiff: float | None
+    inv_mass: np.ndarray
+    v_rms: np.ndarray | None = None
+
+
+def _drift_gradient(chains: _Chains, kernel: _Kernel) -> np.ndarray:
+    """``grad U`` for an unadjusted Langevin step: the full-batch one, or a fresh minibatch's."""
+    if kernel.batch_size is None:
+        return chains.G
+    model = kernel.target.model
+    batch = kernel.streams.batch(model.X.shape[0], int(kernel.batch_size))
+    return kernel.target(chains.W, batch)[1]
+
+
+def _sgld_step(chains: _Chains, eps: np.ndarray, kernel: _Kernel) -> tuple:
+    """One SGLD step ``w <- w - eps/2 grad U + noise sqrt(eps) xi`` (Welling & Teh 2011).
+
+    Returns
+    -------
+    (chains, accept, energy_divergent) : tuple
+        The moved chains; no acceptance and no energy error (both ``None``).
+    """
+    Gb = _drift_gradient(chains, kernel)
+    xi = kernel.streams.normal()
+    W = chains.W - 0.5 * eps[:, None] * Gb + kernel.noise * np.sqrt(eps)[:, None] * xi
+    return _Chains(W, *kernel.target(W)), None, None
+
+
+def _rmsprop_sgld_step(chains: _Chains, eps: np.ndarray, kernel: _Kernel) -> tuple:
+    """One SGLD step preconditioned by RMSProp's ``1 / (sqrt(V) + rmsprop_eps)`` (Li et al. 2016).
+
+    Returns
+    -------
+    (chains, accept, energy_divergent) : tuple
+        As :func:`_sgld_step`; ``kernel.v_rms`` is updated.
+    """
+    Gb = _drift_gradient(chains, kernel)
+    xi = kernel.streams.normal()
+    g2 = Gb**2
+    if kernel.v_rms is None:
+        # E_p[(dU/dw_i)^2] = E_p[d^2U/dw_i^2] (integration by parts), so the
+        # curvature is the stationary value of V; starting from g^2 ~ 0 at w*
+        # would blow the first steps up by 1/sqrt(rmsprop_eps)
+        kernel.v_rms = np.full_like(chains.W, kernel.stiff)
+    alpha = kernel.rmsprop_alpha
+    kernel.v_rms = alpha * kernel.v_rms + (1 - alpha) * g2
+    pre = 1.0 / (np.sqrt(kernel.v_rms) + kernel.rmsprop_eps)
+    W = chains.W - 0.5 * eps[:, None] * pre * Gb + kernel.noise * np.sqrt(eps[:, None] * pre) * xi
+    return _Chains(W, *kernel.target(W)), None, None
+
+
+def _metropolis(chains: _Chains, proposal: _Chains, log_a: np.ndarray, streams: _Streams) -> _Chains:
+    """Each chain moves to its proposal with probability ``min(1, exp(log_a))``."""
+    take = np.log(streams.uniform()) < log_a
+    return _Chains(np.where(take[:, None], proposal.W, chains.W), np.where(take, proposal.U, chains.U),
+                   np.where(take[:, None], proposal.G, chains.G), np.where(take, proposal.loss, chains.loss))
+
+
+def _mala_step(chains: _Chains, eps: np.ndarray, kernel: _Kernel) -> tuple:
+    """One MALA step: the Langevin proposal ``N(w - eps/2 grad U, noise^2 eps I)`` and its Metropolis test.
+
+    Returns
+    -------
+    (chains, accept, energy_divergent) : tuple
+        The chains after the test, the acceptance probabilities, ``None``.
+    """
+    noise, W, G = kernel.noise, chains.W, chains.G
+    xi = kernel.streams.normal()
+    se = eps[:, None]
+    mean_fwd = W - 0.5 * se * G
+    Wp = mean_fwd + noise * np.sqrt(se) * xi
+    proposal = _Chains(Wp, *kernel.target(Wp))
+    mean_bwd = Wp - 0.5 * se * proposal.G
+    # the proposal is N(mean, noise^2 eps I): its density must use the same
+    # variance, or the chain targets exp(-U / noise^2) instead of exp(-U)
+    var_q = 2.0 * noise**2 * eps
+    log_q_fwd = -np.sum((Wp - mean_fwd) ** 2, axis=1) / var_q
+    log_q_bwd = -np.sum((W - mean_bwd) ** 2, axis=1) / var_q
+    log_a = (chains.U - proposal.U) + log_q_bwd - log_q_fwd
+    log_a = np.where(np.isfinite(log_a), log_a, -np.inf)
+    acc = np.exp(np.minimum(log_a, 0.0))
+    return _metropolis(chains, proposal, log_a, kernel.streams), acc, None
+
+
+def _hmc_step(chains: _Chains, eps: np.ndarray, kernel: _Kernel) -> tuple:
+    """One HMC transition: ``leapfrog_steps`` leapfrog steps of a jittered size, then the Metropolis test.
+
+    Returns
+    -------
+    (chains, accept, energy_divergent) : tuple
+        The chains after the test, the acceptance probabilities, and which trajectories' energy
+        error exceeded :data:`ENERGY_DIVERGENCE`.
+    """
+    streams, inv_mass, steps = kernel.streams, kernel.inv_mass, kernel.leapfrog_steps
+    p = streams.normal() / np.sqrt(inv_mass)
+    # step jittered uniformly in [0.5, 1.5] eps per chain and iteration: a fixed
+    # trajectory length can be a whole period on near-Gaussian directions and
+    # return to its start (measured: regular 2-parameter model, ESS 61 of 4800)
+    se = (eps * (0.5 + streams.uniform()))[:, None]
+    Wq, Gq = chains.W, chains.G
+    pq = p - 0.5 * se * Gq
+    for i in range(int(steps)):
+        Wq = Wq + se * inv_mass * pq
+        Uq, Gq, lossq = kernel.target(Wq)
+        if i < steps - 1:
+            pq = pq - se * Gq
+    pq = pq - 0.5 * se * Gq
+    log_a = (chains.U + 0.5 * np.sum(inv_mass * p**2, axis=1)) \
+        - (Uq + 0.5 * np.sum(inv_mass * pq**2, axis=1))
+    log_a = np.where(np.isfinite(log_a), log_a, -np.inf)
+    wild = log_a < -ENERGY_DIVERGENCE
+    acc = np.exp(np.minimum(log_a, 0.0))
+    return _metropolis(chains, _Chains(Wq, Uq, Gq, lossq), log_a, streams), acc, wild
+
+
+#: One step function per method, all ``step(chains, eps, kernel) -> (chains, accept, energy_divergent)``.
+_STEPS = {"sgld": _sgld_step, "rmsprop_sgld": _rmsprop_sgld_step, "mala": _mala_step, "hmc": _hmc_step}
+
+
+class _WarmUp:
+    """Warm-up adaptation shared by every method.
+
+    Step size: Robbins-Monro on ``log eps`` towards ``accept_target`` (methods that report an
+    acceptance), averaged over the second half of the warm-up and fixed at the end to the median
+    over chains.  Mass (HMC, ``adapt_mass``): the pooled per-coordinate variance of warm-up steps
+    ``[W/5, 2W/5)`` becomes ``M^-1``, and the step-size adaptation restarts after it.
+    """
+
+    def __init__(self, chains: int, dim: int, num_warmup: int, *, adapt: bool, adapt_mass: bool, accept_target):
+        self.chains, self.num_warmup = chains, num_warmup
+        self.adapt, self.adapt_mass, self.accept_target = adapt, adapt_mass, accept_target
+        self.mass_start, self.mass_end = num_warmup // 5, 2 * num_warmup // 5
+        self.mass_sum, self.mass_sq, self.mass_count = np.zeros(dim), np.zeros(dim), 0
+        self.t0 = 0  # the step the step-size adaptation (re)started at
+        self.log_eps_sum, self.log_eps_count = np.zeros(chains), 0
+
+    def _mass(self, t: int, W: np.ndarray, ok: np.ndarray, kernel: _Kernel) -> None:
+        """Pool the live chains' positions; at the window's end set ``kernel.inv_mass`` and restart."""
+        if self.mass_start <= t < self.mass_end:
+            self.mass_sum += W[ok].sum(axis=0)
+            self.mass_sq += (W[ok] ** 2).sum(axis=0)
+            self.mass_count += int(ok.sum())
+        if t == self.mass_end - 1 and self.mass_count > 1:
+            var = self.mass_sq / self.mass_count - (self.mass_sum / self.mass_count) ** 2
+            var = np.maximum(var, 1e-12 * max(var.max(), 1e-300))
+            scale = float(np.exp(np.mean(np.log(var))))
+            kernel.inv_mass = var / scale
+            # keep the typical step per coordinate: eps * sqrt(inv_mass) ~ eps
+            self.t0 = t + 1
+            self.log_eps_sum[:] = 0.0
+            self.log_eps_count = 0
+
+    def update(self, t: int, W: np.ndarray, ok: np.ndarray, accept, eps: np.ndarray, kernel: _Kernel) -> np.ndarray:
+        """The step sizes after warm-up step ``t`` (``ok``: chains not diverged; ``accept`` may be None)."""
+        if self.adapt_mass:
+            self._mass(t, W, ok, kernel)
+        if self.adapt and accept is not None:
+            # Robbins-Monro on log eps towards the acceptance target
+            rate = 1.0 / (1.0 + max(t - self.t0, 0)) ** 0.6
+            eps = eps * np.exp(2.0 * rate * (accept - self.accept_target))
+            if t >= (self.num_warmup + self.t0) // 2:
+                self.log_eps_sum += np.log(eps)
+                self.log_eps_count += 1
+        if t == self.num_warmup - 1 and self.adapt and self.log_eps_count:
+            eps = np.full(self.chains, float(np.exp(np.median(self.log_eps_sum / self.log_eps_count))))
+        return eps
+
+
+class _Trace:
+    """The recorded loss and radius traces, warm-up losses, acceptance sums and HMC energy errors."""
+
+    def __init__(self, chains: int, num_draws: int, num_warmup: int, *, keep_warmup: bool, hmc: bool):
+        self.losses, self.radii = np.empty((chains, num_draws)), np.empty((chains, num_draws))
+        self.warm = np.empty((chains, num_warmup)) if keep_warmup else None
+        self.accepted = np.zeros(chains)
+        self.energy_errors = np.zeros(chains, dtype=int) if hmc else None
+
+    def record(self, i: int, chains: _Chains, accept, ok: np.ndarray, w_star: np.ndarray) -> None:
+        """Draw ``i`` (counted after the warm-up); ``ok``: the chains not diverged."""
+        self.losses[:, i] = chains.loss
+        self.radii[:, i] = np.sum((chains.W - w_star) ** 2, axis=1)
+        if accept is not None:
+            self.accepted += np.where(ok, accept, 0.0)
+
+
+def _freeze_divergent(chains: _Chains, active: np.ndarray, t: int, divergent_step: np.ndarray, target: _Target,
+                      loss_star: float, divergence_limit: float) -> None:
+    """Chains that were ``active`` and now have a non-finite or runaway loss are frozen at ``w*`` (in place)."""
+    W, loss = chains.W, chains.loss
+    bad = active & (~np.isfinite(loss) | ~np.all(np.isfinite(W), axis=1)
+                    | (target.nbeta * (loss - loss_star) > divergence_limit))
+    if np.any(bad):
+        divergent_step[bad] = t
+        W[bad] = target.w_star
+        U_b, G_b, loss_b = target(W[bad])
+        chains.U[bad], chains.G[bad], loss[bad] = U_b, G_b, loss_b
+
+
+def _run_chains(step, chains: _Chains, eps: np.ndarray, kernel: _Kernel, warmup: _WarmUp, trace: _Trace, *,
+                total: int, loss_star: float, divergence_limit: float) -> tuple:
+    """Apply ``step`` ``total`` times (warm-up first); returns ``(chains, eps, divergent_step)``."""
+    target, num_warmup = kernel.target, warmup.num_warmup
+    divergent_step = np.full(len(eps), -1)
+    # proposals that overflow are rejected (or flagged as divergent) below
+    with np.errstate(over="ignore", invalid="ignore"):
+        for t in range(total):
+            active = divergent_step < 0
+            chains, acc, wild = step(chains, eps, kernel)
+            if wild is not None and t >= num_warmup:
+                trace.energy_errors += wild & (divergent_step < 0)
+            _freeze_divergent(chains, active, t, divergent_step, target, loss_star, divergence_limit)
+            if t < num_warmup:
+                eps = warmup.update(t, chains.W, divergent_step < 0, acc, eps, kernel)
+                if trace.warm is not None:
+                    trace.warm[:, t] = chains.loss
+            else:
+                trace.record(t - num_warmup, chains, acc, divergent_step < 0, target.w_star)
+    return chains, eps, divergent_step
+
+
+def _check_options(model, method, nbeta, gamma, noise, counts: dict, batch_size, adapt, accept_target,
+                   adapt_mass) -> tuple:
+    """Refuse bad options of :func:`sample` (``InputError`` naming the argument); returns
+    ``(nbeta, gamma, noise, adapt, accept_target, adapt_mass)`` with the defaults filled in."""
+    if method not in METHODS:
+        raise InputError("method", method, "one of " + ", ".join(METHODS))
+    nbeta = _check_positive("nbeta", nbeta)
+    gamma = _check_positive("gamma", gamma, allow_zero=True)
+    noise = _check_positive("noise", noise, allow_zero=method != "mala")
+    if method == "hmc" and noise != 1.0:
+        # HMC draws a fresh momentum; there is no injected noise to scale
+        raise InputError("noise", noise, "1.0 for method='hmc' (it has no injected noise)")
+    for name, (v, lo) in counts.items():
+        if not isinstance(v, (int, np.integer)) or v < lo:
+            raise InputError(name, v, f"an integer >= {lo}")
+    if batch_size is not None:
+        if method not in ("sgld", "rmsprop_sgld"):
+            raise InputError("batch_size", batch_size, "None for Metropolis-adjusted methods (mala, hmc)")
+        if getattr(model, "X", None) is None:
+            raise InputError("batch_size", batch_size, "None for a model without explicit samples")
+        if not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+            raise InputError("batch_size", batch_size, "a positive integer")
+    if adapt is None:
+        adapt = method in ACCEPT_TARGET
+    if accept_target is None:
+        accept_target = ACCEPT_TARGET.get(method)
+    elif method not in ACCEPT_TARGET or not 0.0 < float(accept_target) < 1.0:
+        raise InputError("accept_target", accept_target, "a number in (0, 1), for mala or hmc")
+    if adapt_mass is None:
+        # off by default: measured on RRR 5x5x4 r=2, DLN (3,3,3,3,3) and QK d=4,
+        # warm-up variances (chains still spreading from w*) gave a worse
+        # mass matrix than the identity (ESS dropped 2-10x)
+        adapt_mass = False
+    if adapt_mass and method != "hmc":
+        raise InputError("adapt_mass", adapt_mass, "False unless method='hmc'")
+    return nbeta, gamma, noise, adapt, accept_target, adapt_mass
+
+
+def _initial_step_size(model, method: str, nbeta: float, gamma: float, step_size) -> tuple:
+    """``(step_size, stiff)``: the checked initial ``eps`` (default ``0.1 / stiff``, RMSProp
+    ``0.1 / sqrt(stiff)``) and ``stiff = nbeta h + gamma``, where needed (else ``None``)."""
+    stiff = None
+    if step_size is None or method == "rmsprop_sgld":
+        stiff = nbeta * top_curvature(model) + gamma  # largest curvature of U at w*
+    if step_size is None:
+        # RMSProp divides by sqrt(V) ~ sqrt(stiff), so its step is in those units
+        step_size = 0.1 / (np.sqrt(stiff) if method == "rmsprop_sgld" else stiff)
+    return _check_positive("step_size", step_size), stiff
+
+
+def _initial_positions(w_star: np.ndarray, chains: int, init, init_scale: float, nbeta: float,
+                       streams: _Streams) -> np.ndarray:
+    """``init`` (checked to be (chains, P)), else ``w* + init_scale N(0, I) / sqrt(nbeta)``."""
+    W = np.repeat(w_star[None], chains, axis=0)
+    if init is not None:
+        init = np.asarray(init, dtype=float)
+        if init.shape != (chains, w_star.size):
+            raise InputError("init", init.shape, f"an array of shape ({chains}, {w_star.size})")
+        return init.copy()
+    if init_scale:
+        W = W + init_scale * streams.normal() / np.sqrt(nbeta)
+    return W
+
+
 def sample(model, *, method: str = "mala", nbeta: float, gamma: float = 1.0,
            step_size: float | None = None, num_chains: int = 8, num_draws: int = 1000,
            num_warmup: int = 500, adapt: bool | None = None, batch_size: int | None = None,
@@ -232,40 +565,12 @@ def sample(model, *, method: str = "mala", nbeta: float, gamma: float = 1.0,
     ...
     algebra.errors.InputError: invalid method='nuts': expected one of sgld, rmsprop_sgld, mala, hmc
     """
-    if method not in METHODS:
-        raise InputError("method", method, "one of " + ", ".join(METHODS))
-    nbeta = _check_positive("nbeta", nbeta)
-    gamma = _check_positive("gamma", gamma, allow_zero=True)
-    noise = _check_positive("noise", noise, allow_zero=method != "mala")
-    if method == "hmc" and noise != 1.0:
-        # HMC draws a fresh momentum; there is no injected noise to scale
-        raise InputError("noise", noise, "1.0 for method='hmc' (it has no injected noise)")
-    for name, v, lo in (("num_chains", num_chains, 1), ("num_draws", num_draws, 1),
-                        ("num_warmup", num_warmup, 0), ("leapfrog_steps", leapfrog_steps, 1)):
-        if not isinstance(v, (int, np.integer)) or v < lo:
-            raise InputError(name, v, f"an integer >= {lo}")
-    if batch_size is not None:
-        if method not in ("sgld", "rmsprop_sgld"):
-            raise InputError("batch_size", batch_size, "None for Metropolis-adjusted methods (mala, hmc)")
-        if getattr(model, "X", None) is None:
-            raise InputError("batch_size", batch_size, "None for a model without explicit samples")
-        if not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
-            raise InputError("batch_size", batch_size, "a positive integer")
-    if adapt is None:
-        adapt = method in ACCEPT_TARGET
-    if accept_target is None:
-        accept_target = ACCEPT_TARGET.get(method)
-    elif method not in ACCEPT_TARGET or not 0.0 < float(accept_target) < 1.0:
-        raise InputError("accept_target", accept_target, "a number in (0, 1), for mala or hmc")
-    if adapt_mass is None:
-        # off by default: measured on RRR 5x5x4 r=2, DLN (3,3,3,3,3) and QK d=4,
-        # warm-up variances (chains still spreading from w*) gave a worse
-        # mass matrix than the identity (ESS dropped 2-10x)
-        adapt_mass = False
-    if adapt_mass and method != "hmc":
-        raise InputError("adapt_mass", adapt_mass, "False unless method='hmc'")
+    counts = {"num_chains": (num_chains, 1), "num_draws": (num_draws, 1), "num_warmup": (num_warmup, 0),
+              "leapfrog_steps": (leapfrog_steps, 1)}
+    nbeta, gamma, noise, adapt, accept_target, adapt_mass = _check_options(
+        model, method, nbeta, gamma, noise, counts, batch_size, adapt, accept_target, adapt_mass)
     w_star = np.asarray(model.w_star, dtype=float)
-    P = w_star.size
+    P, C = w_star.size, int(num_chains)
     from algebra.numeric.models import check_memory
 
     # about a dozen (chains, P) arrays live at once (positions, gradients, momenta, proposals)
@@ -275,176 +580,33 @@ def sample(model, *, method: str = "mala", nbeta: float, gamma: float = 1.0,
                    f"the loss and radius traces ({num_chains} chains x {num_draws} draws)")])
     if divergence_limit is None:
         divergence_limit = 1000.0 * (P + 1)
-    stiff = None
-    if step_size is None or method == "rmsprop_sgld":
-        stiff = nbeta * top_curvature(model) + gamma  # largest curvature of U at w*
-    if step_size is None:
-        # RMSProp divides by sqrt(V) ~ sqrt(stiff), so its step is in those units
-        step_size = 0.1 / (np.sqrt(stiff) if method == "rmsprop_sgld" else stiff)
-    step_size = _check_positive("step_size", step_size)
+    step_size, stiff = _initial_step_size(model, method, nbeta, gamma, step_size)
 
-    streams = _Streams(seed, int(num_chains), P)
-    C = int(num_chains)
+    streams = _Streams(seed, C, P)
+    target = _Target(model, w_star, nbeta, gamma)
     loss_star = float(model.loss(w_star[None])[0])
-    W = np.repeat(w_star[None], C, axis=0)
-    if init is not None:
-        init = np.asarray(init, dtype=float)
-        if init.shape != (C, P):
-            raise InputError("init", init.shape, f"an array of shape ({C}, {P})")
-        W = init.copy()
-    elif init_scale:
-        W = W + init_scale * streams.normal() / np.sqrt(nbeta)
-    eps = np.full(C, float(step_size))
-    inv_mass = np.ones(P)  # diagonal M^-1 (HMC)
-    mass_start, mass_end = int(num_warmup) // 5, 2 * int(num_warmup) // 5
-    mass_sum = np.zeros(P)
-    mass_sq = np.zeros(P)
-    mass_count = 0
-    adapt_t0 = 0
-    log_eps_sum = np.zeros(C)
-    log_eps_count = 0
+    W = _initial_positions(w_star, C, init, init_scale, nbeta, streams)
+    kernel = _Kernel(target, streams, noise, batch_size, leapfrog_steps, rmsprop_alpha, rmsprop_eps, stiff,
+                     inv_mass=np.ones(P))
+    warmup = _WarmUp(C, P, int(num_warmup), adapt=adapt, adapt_mass=adapt_mass, accept_target=accept_target)
+    trace = _Trace(C, int(num_draws), int(num_warmup), keep_warmup=keep_warmup, hmc=method == "hmc")
+    chains, eps, divergent_step = _run_chains(
+        _STEPS[method], _Chains(W, *target(W)), np.full(C, float(step_size)), kernel, warmup, trace,
+        total=int(num_warmup) + int(num_draws), loss_star=loss_star, divergence_limit=divergence_limit)
 
-    def potential_and_grad(W, batch=None):
-        loss, g = model.loss_and_grad(W, batch) if batch is not None else model.loss_and_grad(W)
-        diff = W - w_star
-        U = nbeta * loss + 0.5 * gamma * np.sum(diff**2, axis=1)
-        return U, nbeta * g + gamma * diff, loss
-
-    total = int(num_warmup) + int(num_draws)
-    losses = np.empty((C, int(num_draws)))
-    radii = np.empty((C, int(num_draws)))
-    warm = np.empty((C, int(num_warmup))) if keep_warmup else None
-    divergent_step = np.full(C, -1)
-    accepted = np.zeros(C)
-    energy_errors = np.zeros(C, dtype=int) if method == "hmc" else None
-    v_rms = None
-    U, G, loss = potential_and_grad(W)
-    n_data = getattr(model, "n", None)
-
-    # proposals that overflow are rejected (or flagged as divergent) below
-    with np.errstate(over="ignore", invalid="ignore"):
-        for t in range(total):
-            active = divergent_step < 0
-            if method in ("sgld", "rmsprop_sgld"):
-                if batch_size is not None:
-                    batch = streams.batch(model.X.shape[0], int(batch_size))
-                    _, Gb, _ = potential_and_grad(W, batch)
-                else:
-                    Gb = G
-                xi = streams.normal()
-                if method == "sgld":
-                    W = W - 0.5 * eps[:, None] * Gb + noise * np.sqrt(eps)[:, None] * xi
-                else:
-                    g2 = Gb**2
-                    if v_rms is None:
-                        # E_p[(dU/dw_i)^2] = E_p[d^2U/dw_i^2] (integration by parts), so the
-                        # curvature is the stationary value of V; starting from g^2 ~ 0 at w*
-                        # would blow the first steps up by 1/sqrt(rmsprop_eps)
-                        v_rms = np.full_like(W, stiff)
-                    v_rms = rmsprop_alpha * v_rms + (1 - rmsprop_alpha) * g2
-                    pre = 1.0 / (np.sqrt(v_rms) + rmsprop_eps)
-                    W = W - 0.5 * eps[:, None] * pre * Gb + noise * np.sqrt(eps[:, None] * pre) * xi
-                U, G, loss = potential_and_grad(W)
-                acc = None
-            elif method == "mala":
-                xi = streams.normal()
-                se = eps[:, None]
-                mean_fwd = W - 0.5 * se * G
-                Wp = mean_fwd + noise * np.sqrt(se) * xi
-                Up, Gp, lossp = potential_and_grad(Wp)
-                mean_bwd = Wp - 0.5 * se * Gp
-                # the proposal is N(mean, noise^2 eps I): its density must use the same
-                # variance, or the chain targets exp(-U / noise^2) instead of exp(-U)
-                var_q = 2.0 * noise**2 * eps
-                log_q_fwd = -np.sum((Wp - mean_fwd) ** 2, axis=1) / var_q
-                log_q_bwd = -np.sum((W - mean_bwd) ** 2, axis=1) / var_q
-                log_a = (U - Up) + log_q_bwd - log_q_fwd
-                log_a = np.where(np.isfinite(log_a), log_a, -np.inf)
-                acc = np.exp(np.minimum(log_a, 0.0))
-                take = np.log(streams.uniform()) < log_a
-                W = np.where(take[:, None], Wp, W)
-                U = np.where(take, Up, U)
-                G = np.where(take[:, None], Gp, G)
-                loss = np.where(take, lossp, loss)
-            else:  # hmc
-                p = streams.normal() / np.sqrt(inv_mass)
-                # step jittered uniformly in [0.5, 1.5] eps per chain and iteration: a fixed
-                # trajectory length can be a whole period on near-Gaussian directions and
-                # return to its start (measured: regular 2-parameter model, ESS 61 of 4800)
-                se = (eps * (0.5 + streams.uniform()))[:, None]
-                Wq, Gq = W, G
-                pq = p - 0.5 * se * Gq
-                for i in range(int(leapfrog_steps)):
-                    Wq = Wq + se * inv_mass * pq
-                    Uq, Gq, lossq = potential_and_grad(Wq)
-                    if i < leapfrog_steps - 1:
-                        pq = pq - se * Gq
-                pq = pq - 0.5 * se * Gq
-                log_a = (U + 0.5 * np.sum(inv_mass * p**2, axis=1)) \
-                    - (Uq + 0.5 * np.sum(inv_mass * pq**2, axis=1))
-                log_a = np.where(np.isfinite(log_a), log_a, -np.inf)
-                if t >= num_warmup:
-                    energy_errors += (log_a < -ENERGY_DIVERGENCE) & (divergent_step < 0)
-                acc = np.exp(np.minimum(log_a, 0.0))
-                take = np.log(streams.uniform()) < log_a
-                W = np.where(take[:, None], Wq, W)
-                U = np.where(take, Uq, U)
-                G = np.where(take[:, None], Gq, G)
-                loss = np.where(take, lossq, loss)
-
-            # divergence: non-finite or runaway loss; freeze the chain at w*
-            bad = active & (~np.isfinite(loss) | ~np.all(np.isfinite(W), axis=1)
-                            | (nbeta * (loss - loss_star) > divergence_limit))
-            if np.any(bad):
-                divergent_step[bad] = t
-                W[bad] = w_star
-                U_b, G_b, loss_b = potential_and_grad(W[bad])
-                U[bad], G[bad], loss[bad] = U_b, G_b, loss_b
-
-            if t < num_warmup:
-                if adapt_mass and mass_start <= t < mass_end:
-                    ok = divergent_step < 0
-                    mass_sum += W[ok].sum(axis=0)
-                    mass_sq += (W[ok] ** 2).sum(axis=0)
-                    mass_count += int(ok.sum())
-                if adapt_mass and t == mass_end - 1 and mass_count > 1:
-                    var = mass_sq / mass_count - (mass_sum / mass_count) ** 2
-                    var = np.maximum(var, 1e-12 * max(var.max(), 1e-300))
-                    scale = float(np.exp(np.mean(np.log(var))))
-                    inv_mass = var / scale
-                    # keep the typical step per coordinate: eps * sqrt(inv_mass) ~ eps
-                    adapt_t0 = t + 1
-                    log_eps_sum[:] = 0.0
-                    log_eps_count = 0
-                if adapt and acc is not None:
-                    # Robbins-Monro on log eps towards the acceptance target
-                    rate = 1.0 / (1.0 + max(t - adapt_t0, 0)) ** 0.6
-                    eps = eps * np.exp(2.0 * rate * (acc - accept_target))
-                    if t >= (num_warmup + adapt_t0) // 2:
-                        log_eps_sum += np.log(eps)
-                        log_eps_count += 1
-                if warm is not None:
-                    warm[:, t] = loss
-                if t == num_warmup - 1 and adapt and log_eps_count:
-                    eps = np.full(C, float(np.exp(np.median(log_eps_sum / log_eps_count))))
-            else:
-                losses[:, t - num_warmup] = loss
-                radii[:, t - num_warmup] = np.sum((W - w_star) ** 2, axis=1)
-                if acc is not None:
-                    accepted += np.where(divergent_step < 0, acc, 0.0)
-    accept_rate = accepted / num_draws if method in ACCEPT_TARGET else None
-    losses[divergent_step >= 0] = np.nan
-    radii[divergent_step >= 0] = np.nan
+    accept_rate = trace.accepted / num_draws if method in ACCEPT_TARGET else None
+    trace.losses[divergent_step >= 0] = np.nan
+    trace.radii[divergent_step >= 0] = np.nan
     settings = {
         "method": method, "nbeta": nbeta, "gamma": gamma, "step_size": float(step_size),
         "num_chains": C, "num_draws": int(num_draws), "num_warmup": int(num_warmup),
         "adapt": bool(adapt), "batch_size": batch_size, "leapfrog_steps": int(leapfrog_steps),
-        "adapt_mass": bool(adapt_mass), "accept_target": accept_target, "noise": noise, "divergence_limit": float(divergence_limit), "init_scale": init_scale,
-        "n": n_data,
+        "adapt_mass": bool(adapt_mass), "accept_target": accept_target, "noise": noise,
+        "divergence_limit": float(divergence_limit), "init_scale": init_scale, "n": getattr(model, "n", None),
     }
-    return SamplerRun(losses, loss_star, nbeta, gamma, eps.copy(), accept_rate, divergent_step,
-                      int(seed), streams.spawn_keys, settings, final=W, warmup_losses=warm,
-                      radii=radii, energy_errors=energy_errors)
+    return SamplerRun(trace.losses, loss_star, nbeta, gamma, eps.copy(), accept_rate, divergent_step,
+                      int(seed), streams.spawn_keys, settings, final=chains.W, warmup_losses=trace.warm,
+                      radii=trace.radii, energy_errors=trace.energy_errors)
 
 
 def top_curvature(model, *, iterations: int = 50, seed: int = 0) -> float:
