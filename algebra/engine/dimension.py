@@ -512,6 +512,261 @@ def _check_rationals(model: Model, rows: int, P: int) -> None:
         raise exc
 
 
+# -- the pieces of dimension() ------------------------------------------------------------------
+# dimension() refuses bad arguments and sizes (_check_arguments, _refuse_sizes), draws the point and
+# builds the ladder, chooses the first samples (_first_samples), then repeats _search_step (one
+# lower bound at the current samples, the ladder above it, and whether to double the samples)
+# until it says stop, and reports the last step's bounds (_result).
+
+
+def _check_arguments(model, mode, seed, samples, max_memory) -> tuple:
+    """``(seed, max_memory)`` as ints (``max_memory`` may stay None); :class:`InputError` naming a bad one."""
+    if not isinstance(model, Model):
+        raise InputError("model", type(model).__name__, "a Model from algebra.models")
+    if mode not in MODES:
+        raise InputError("mode", mode, "one of " + ", ".join(MODES))
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise InputError("seed", seed, "a non-negative integer")
+    if samples is not None and (isinstance(samples, bool) or not isinstance(samples, int) or samples < 1):
+        raise InputError("samples", samples, "a positive integer")
+    if max_memory is not None:
+        max_memory = parse_memory(max_memory)
+    return int(seed), max_memory
+
+
+def _refuse_sizes(model: Model, mode: str, n_monomials: int, *, prime, witness: bool, max_entries: int | None,
+                  max_memory: int | None) -> str:
+    """The mode to use, after refusing (:class:`ResourceError`) every size that is too large before allocating."""
+    P, ambient, n_out = model.parameter_count, model.ambient_dimension(), model.n_outputs
+    # Refuse before allocating: the Jacobian needs at least min(ambient, P) rows
+    # of P columns unless the model sketches it itself; the symmetry fields s rows of P columns.
+    own_sketch = model.n_inputs == 0 and hasattr(model, "jacobian_sketch") and prime is not None and not witness
+    least = SKETCH_OVERSAMPLE + min(ambient, P) if own_sketch else min(ambient, P + 4 * n_out)
+    if max_entries is not None:
+        _check_size(least, P, max_entries)
+        _check_size(model.symmetry_count(), P, max_entries)
+    if not own_sketch:
+        _check_memory(JACOBIAN_BYTES_PER_ENTRY * least * P,
+                      f"the Jacobian ({least:,} x {P:,} = {least * P:,} entries or more)", max_memory)
+    _check_memory(JACOBIAN_BYTES_PER_ENTRY * model.symmetry_count() * P, "the symmetry fields", max_memory)
+    used_mode = _mode_for(model, mode, n_monomials, max_memory)
+    if used_mode == "coefficient" and model.n_inputs:
+        if max_entries is not None:
+            _check_size(n_out * n_monomials, P, max_entries)
+        _check_memory(JACOBIAN_BYTES_PER_ENTRY * n_out * n_monomials * P,
+                      f"the coefficient Jacobian ({n_out * n_monomials:,} x {P:,} entries)", max_memory)
+    if prime is None:
+        _check_rationals(model, min(ambient, P + 4 * n_out), P)
+    return used_mode
+
+
+def _first_samples(model: Model, used_mode: str, n_monomials: int, samples: int | None, cheap: int) -> tuple:
+    """``(direct, M)``: whether the coefficient Jacobian is formed directly, and the first number of samples.
+
+    Sample mode starts at ``M = ceil((cheap + 4) / n_outputs)`` (enough rows for the cheap upper bound).
+    Coefficient mode without a direct Jacobian evaluates at ``N = #monomials`` generic points: for points
+    off a proper Zariski-closed set the Vandermonde matrix is invertible, so the sample Jacobian is the
+    coefficient Jacobian times an invertible matrix (same rank).
+    """
+    direct = used_mode == "coefficient" and (model.n_inputs == 0 or model.has_coefficient_jacobian)
+    if direct:
+        return True, 1 if model.n_inputs == 0 else 0
+    if used_mode == "coefficient":
+        return False, n_monomials
+    if samples is not None:
+        return False, samples
+    return False, min(n_monomials, max(1, ceil((cheap + 4) / model.n_outputs)))
+
+
+@dataclass(frozen=True)
+class _Setup:
+    """What stays fixed while the samples double: the model at its point, the fields, the ladder, the options.
+
+    ``F`` is the lower bound's field (GF(p) or Q), ``L`` the ladder's prime field; ``s_rows`` the rows a
+    sketch keeps; ``samples`` the caller's fixed number of samples (or None).
+    """
+
+    model: Model
+    theta: np.ndarray
+    F: object
+    L: PrimeField
+    ladder: _Ladder
+    mode: str
+    direct: bool
+    n_monomials: int
+    samples: int | None
+    rng_x: np.random.Generator
+    sketch_seed: int
+    s_rows: int
+    witness: bool
+    max_memory: int | None
+    max_entries: int | None
+
+
+@dataclass
+class _Search:
+    """The state the steps of the sample-doubling search pass on: the samples ``M`` and inputs ``X``,
+    whether to sketch and which columns to rank, and the last step's lower bound, witness, sketch and best bound.
+
+    ``previous`` is the rank before the last doubling; ``cramer_skipped`` says the Cramer skip was noted.
+    """
+
+    M: int
+    X: np.ndarray
+    sketching: bool
+    columns: np.ndarray | None
+    previous: int | None = None
+    cramer_skipped: bool = False
+    peak: int = 0
+    lower: int = 0
+    witness: RankWitness | None = None
+    sketch: dict | None = None
+    best: Bound | None = None
+
+
+def _rank_samples(run: _Setup, st: _Search) -> tuple:
+    """Draw the inputs ``M`` samples need and take the lower bound there; returns ``(rows, J or None)``."""
+    model, n_out = run.model, run.model.n_outputs
+    if run.direct:
+        rows = n_out if model.n_inputs == 0 else n_out * run.n_monomials
+    else:
+        rows = st.M * n_out
+        extra = st.M - (st.X.shape[0] if st.X.shape[1] else 0)
+        if extra > 0:  # none after an unsketched retry
+            fresh = model.random_inputs(run.rng_x, extra)
+            st.X = fresh if not st.X.shape[1] else np.concatenate([st.X, fresh])
+    use = run.s_rows if st.sketching and rows >= SKETCH_RATIO * run.s_rows else None
+    st.lower, st.witness, st.sketch, need, J = _lower_bound(
+        model, run.theta, st.X, run.F, run.direct, rows, sketch_rows=use, sketch_seed=run.sketch_seed,
+        witness=run.witness, max_memory=run.max_memory, max_entries=run.max_entries, columns=st.columns)
+    st.peak = max(st.peak, need)
+    return rows, J
+
+
+def _cheapest(ladder: _Ladder, lower: int) -> Bound:
+    """The best bound of the rungs below Cramer, climbing only until one meets ``lower``."""
+    best = None
+    for rung in RUNGS[:-1]:
+        b = ladder.candidate(rung)
+        if b is not None and (best is None or b.value < best.value):
+            best = b
+        if best is not None and best.value <= lower:
+            break
+    return best
+
+
+def _retry(run: _Setup, st: _Search, best: Bound) -> bool:
+    """Whether the lower bound must be retaken at the same samples: unsketched, or on all columns (noted)."""
+    ladder, P = run.ladder, run.model.parameter_count
+    if best.value > st.lower and st.sketch is not None:
+        # a sketch that falls short proves nothing more: retry unsketched (the Cramer rung needs J's own minor)
+        ladder.notes.append(f"the {st.sketch['rows']}-row sketch gave rank {st.lower} < upper bound {best.value}: "
+                            "recomputed without a sketch")
+        st.sketching = False
+        return True
+    if best.value > st.lower and st.columns is not None and ladder.candidate("symmetry") is None:
+        # the fields' pivot columns are dependent when J X = 0; that identity failed or was not tested
+        ladder.notes.append(f"the {P - ladder.symmetry_rank} columns outside the symmetry fields' pivots gave rank "
+                            f"{st.lower} < upper bound {best.value}: recomputed with all {P} columns")
+        st.columns = None
+        return True
+    return False
+
+
+def _with_cramer(run: _Setup, st: _Search, best: Bound, rows: int, J) -> Bound:
+    """``best``, or the Cramer rung's bound when ``best`` misses the lower bound and the block fits the limits."""
+    model, ladder, lower, P = run.model, run.ladder, st.lower, run.model.parameter_count
+    cramer_fits = lower <= MAX_CRAMER_RANK and lower * P <= MAX_CRAMER_ENTRIES
+    if best.value > lower and not cramer_fits and not st.cramer_skipped:
+        st.cramer_skipped = True  # say it once, and do not pay for a witness the rung cannot use
+        ladder.notes.append(f"cramer rung skipped: a {lower} x {lower} block with {P} columns modulo a 200-bit "
+                            f"prime is above the limits ({MAX_CRAMER_RANK} rows, {MAX_CRAMER_ENTRIES:,} entries)")
+    if best.value > lower and cramer_fits:
+        if st.witness is None:
+            J = _jacobian(model, run.theta, st.X, run.F, run.direct) if J is None else J  # the rank consumed it
+            st.witness = rank_with_witness(run.L.array(J) if run.F.p is None else J, run.L.p)
+        b = ladder.cramer(lower, st.witness, _jacobian_routes(model, run.direct, st.X, st.witness.rows),
+                          rows if model.n_inputs == 0 or run.direct else model.n_outputs, run.max_memory)
+        if b is not None:
+            best = b
+    return best
+
+
+def _double_samples(run: _Setup, st: _Search) -> bool:
+    """Double ``M`` and return True when the search should go on; False when it stops (met, fixed, too big, stable)."""
+    model, lower, best, M = run.model, st.lower, st.best, st.M
+    P = model.parameter_count
+    grow = run.mode == "sample" and run.samples is None and M < run.n_monomials
+    nxt = min(run.n_monomials, 2 * M) * model.n_outputs
+    too_big = (run.max_entries is not None and nxt * P > run.max_entries) or (
+        run.max_memory is not None and _rank_need(nxt, P, run.F, sketch_rows=None, witness=run.witness) > run.max_memory)
+    # Doubling the samples raises the rank only while it is below the generic
+    # rank; once a doubling left it unchanged, more samples are not expected
+    # to help (the rank of generic samples stabilises), so stop and report the
+    # proven lower bound and the best proven upper bound, uncertified.
+    stable = st.previous is not None and lower == st.previous
+    if stable and best.value > lower:
+        run.ladder.notes.append(f"the rank stayed {lower} when the samples doubled to {M}: not growing further")
+    if best.value == lower or not grow or too_big or stable:
+        return False
+    st.previous = lower
+    st.M = min(run.n_monomials, 2 * M)
+    return True
+
+
+def _search_step(run: _Setup, st: _Search) -> bool:
+    """One iteration: the lower bound at the current samples, the ladder above it, then retry, double or stop.
+
+    Returns
+    -------
+    bool
+        True while the search goes on (a retry at the same samples, or doubled samples).
+
+    Raises
+    ------
+    AlgebraError
+        When a proven upper bound is below the proven lower bound (a bug, never a result).
+    """
+    rows, J = _rank_samples(run, st)
+    best = _cheapest(run.ladder, st.lower)
+    if _retry(run, st, best):
+        return True
+    best = _with_cramer(run, st, best, rows, J)
+    if best.value < st.lower:
+        raise AlgebraError(f"inconsistent bounds for {run.model!r}: lower {st.lower} > upper {best.value} ({best.reason})")
+    st.best = best
+    return _double_samples(run, st)
+
+
+def _result(run: _Setup, st: _Search, seed: int, t0: float) -> DimensionResult:
+    """The :class:`DimensionResult` of the search's last step (notes on a small prime and a witness over Q)."""
+    model, F, ladder, lower, best, wit = run.model, run.F, run.ladder, st.lower, st.best, st.witness
+    if F.p is not None and lower < best.value:
+        # A proven lower bound still (rank mod p at an integer point <= rank over Q <= dimension), but a
+        # small p need not reach the dimension: a nonzero r x r minor of degree <= r * D in theta (and the
+        # inputs) may vanish at every point modulo p (x^p - x does), and vanishes at a random one with
+        # probability up to r * D / p (Schwartz-Zippel), so the bound says nothing when p <= r * D.
+        degree = (_joint_degree(model) or model.degree + 2) * best.value
+        if F.p <= degree:
+            ladder.notes.append(f"the prime {F.p} is not above {degree}, the degree bound of a {best.value} x {best.value} "
+                                f"minor: the rank modulo {F.p} is a proven lower bound but can fall short of the "
+                                f"dimension; rerun with a prime above it (--prime, default {DEFAULT_PRIME})")
+    if not run.witness:
+        wit = None
+    elif wit is not None and wit.prime != F.p:
+        wit = None  # over Q the lower bound has no modular witness to report
+        ladder.notes.append("no witness over Q: rerun modulo a prime for one")
+    return DimensionResult(
+        spec=model.spec(), dimension=lower, lower_bound=lower, upper_bound=best.value, certified=lower == best.value,
+        ambient_dimension=ladder.ambient, parameter_count=ladder.P, expected_dimension=model.expected_dimension(),
+        mode=run.mode, samples=st.M, prime=F.p, seed=seed, seconds=time.perf_counter() - t0,
+        upper_bound_reason=best.reason, rung=best.rung, symmetry_rank=ladder.symmetry_rank,
+        equation_rank=ladder.equation_rank, check=best.check, witness=wit, sketch=st.sketch,
+        predicted_peak_bytes=st.peak, max_memory=run.max_memory, theta=[int(v) for v in run.theta],
+        inputs=st.X.tolist() if st.X.shape[1] else [], notes=ladder.notes,
+    )
+
+
 def dimension(
     model: Model,
     *,
@@ -569,178 +824,30 @@ def dimension(
     ...
     algebra.errors.InputError: invalid mode='fast': expected one of auto, coefficient, sample
     """
-    if not isinstance(model, Model):
-        raise InputError("model", type(model).__name__, "a Model from algebra.models")
-    if mode not in MODES:
-        raise InputError("mode", mode, "one of " + ", ".join(MODES))
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise InputError("seed", seed, "a non-negative integer")
-    if samples is not None and (isinstance(samples, bool) or not isinstance(samples, int) or samples < 1):
-        raise InputError("samples", samples, "a positive integer")
-    if max_memory is not None:
-        max_memory = parse_memory(max_memory)
+    seed, max_memory = _check_arguments(model, mode, seed, samples, max_memory)
     t0 = time.perf_counter()
     F = RationalField() if prime is None else PrimeField(prime)
     L = F if prime is not None else PrimeField(DEFAULT_PRIME)
-    seed = int(seed)
     ss_theta, ss_x, ss_sz, ss_cut, ss_sketch = np.random.SeedSequence(seed).spawn(5)
-    sketch_seed = int(ss_sketch.generate_state(1)[0])
-    rng_theta, rng_x = np.random.default_rng(ss_theta), np.random.default_rng(ss_x)
-    P = model.parameter_count
-    ambient = model.ambient_dimension()
-    n_out = model.n_outputs
     n_monomials = monomial_count(model.n_inputs, model.degree, homogeneous=model.homogeneous)
-    # Refuse before allocating: the Jacobian needs at least min(ambient, P) rows
-    # of P columns unless the model sketches it itself; the symmetry fields s rows of P columns.
-    own_sketch = model.n_inputs == 0 and hasattr(model, "jacobian_sketch") and prime is not None and not witness
-    least = SKETCH_OVERSAMPLE + min(ambient, P) if own_sketch else min(ambient, P + 4 * n_out)
-    if max_entries is not None:
-        _check_size(least, P, max_entries)
-        _check_size(model.symmetry_count(), P, max_entries)
-    if not own_sketch:
-        _check_memory(JACOBIAN_BYTES_PER_ENTRY * least * P,
-                      f"the Jacobian ({least:,} x {P:,} = {least * P:,} entries or more)", max_memory)
-    _check_memory(JACOBIAN_BYTES_PER_ENTRY * model.symmetry_count() * P, "the symmetry fields", max_memory)
-    used_mode = _mode_for(model, mode, n_monomials, max_memory)
-    if used_mode == "coefficient" and model.n_inputs:
-        if max_entries is not None:
-            _check_size(n_out * n_monomials, P, max_entries)
-        _check_memory(JACOBIAN_BYTES_PER_ENTRY * n_out * n_monomials * P,
-                      f"the coefficient Jacobian ({n_out * n_monomials:,} x {P:,} entries)", max_memory)
-    if prime is None:
-        _check_rationals(model, min(ambient, P + 4 * n_out), P)
+    used_mode = _refuse_sizes(model, mode, n_monomials, prime=prime, witness=witness, max_entries=max_entries,
+                              max_memory=max_memory)
 
-    theta = model.random_point(rng_theta)
+    theta = model.random_point(np.random.default_rng(ss_theta))
     ladder = _Ladder(model, theta, L, np.random.default_rng(ss_sz), np.random.default_rng(ss_cut))
     cheap = ladder.cheap_bound()
-    X = np.zeros((1, 0), dtype=np.int64)
-
-    # coefficient mode without a direct Jacobian evaluates at N = #monomials generic points: for
-    # points off a proper Zariski-closed set the Vandermonde matrix is invertible, so the sample
-    # Jacobian is the coefficient Jacobian times an invertible matrix (same rank)
-    direct = used_mode == "coefficient" and (model.n_inputs == 0 or model.has_coefficient_jacobian)
-    if direct:
-        M = 1 if model.n_inputs == 0 else 0
-    elif used_mode == "coefficient":
-        M = n_monomials
-    elif samples is not None:
-        M = samples
-    else:
-        M = min(n_monomials, max(1, ceil((cheap + 4) / n_out)))
-
-    # witness=True never sketches: the witness minor must be one of J itself
-    sketching = F.p is not None and blas_supports(F.p) and not witness
-    s_rows = min(cheap, P) + SKETCH_OVERSAMPLE
-    sketch, peak = None, 0
-    previous, cramer_skipped = None, False  # the rank before the last doubling; the Cramer skip is noted once
-    # rank only the columns the symmetry fields do not prove dependent (fields.py): same rank when J X = 0
-    columns = np.setdiff1d(np.arange(P), ladder.symmetry_columns) if ladder.symmetry_rank else None
-    while True:
-        if direct:
-            rows = n_out if model.n_inputs == 0 else n_out * n_monomials
-        else:
-            rows = M * n_out
-            extra = M - (X.shape[0] if X.shape[1] else 0)
-            if extra > 0:  # none after an unsketched retry
-                fresh = model.random_inputs(rng_x, extra)
-                X = fresh if not X.shape[1] else np.concatenate([X, fresh])
-        use = s_rows if sketching and rows >= SKETCH_RATIO * s_rows else None
-        lower, wit, sketch, need, J = _lower_bound(model, theta, X, F, direct, rows, sketch_rows=use,
-                                                   sketch_seed=sketch_seed, witness=witness, max_memory=max_memory,
-                                                   max_entries=max_entries, columns=columns)
-        peak = max(peak, need)
-        best = None
-        for rung in RUNGS[:-1]:
-            b = ladder.candidate(rung)
-            if b is not None and (best is None or b.value < best.value):
-                best = b
-            if best is not None and best.value <= lower:
-                break
-        if best.value > lower and sketch is not None:
-            # a sketch that falls short proves nothing more: retry unsketched (the Cramer rung needs J's own minor)
-            ladder.notes.append(f"the {sketch['rows']}-row sketch gave rank {lower} < upper bound {best.value}: "
-                                "recomputed without a sketch")
-            sketching = False
-            continue
-        if best.value > lower and columns is not None and ladder.candidate("symmetry") is None:
-            # the fields' pivot columns are dependent when J X = 0; that identity failed or was not tested
-            ladder.notes.append(f"the {P - ladder.symmetry_rank} columns outside the symmetry fields' pivots gave rank "
-                                f"{lower} < upper bound {best.value}: recomputed with all {P} columns")
-            columns = None
-            continue
-        cramer_fits = lower <= MAX_CRAMER_RANK and lower * P <= MAX_CRAMER_ENTRIES
-        if best.value > lower and not cramer_fits and not cramer_skipped:
-            cramer_skipped = True  # say it once, and do not pay for a witness the rung cannot use
-            ladder.notes.append(f"cramer rung skipped: a {lower} x {lower} block with {P} columns modulo a 200-bit "
-                                f"prime is above the limits ({MAX_CRAMER_RANK} rows, {MAX_CRAMER_ENTRIES:,} entries)")
-        if best.value > lower and cramer_fits:
-            if wit is None:
-                J = _jacobian(model, theta, X, F, direct) if J is None else J  # the rank consumed it
-                wit = rank_with_witness(L.array(J) if F.p is None else J, L.p)
-            b = ladder.cramer(lower, wit, _jacobian_routes(model, direct, X, wit.rows),
-                              rows if model.n_inputs == 0 or direct else n_out, max_memory)
-            if b is not None:
-                best = b
-        if best.value < lower:
-            raise AlgebraError(f"inconsistent bounds for {model!r}: lower {lower} > upper {best.value} ({best.reason})")
-        grow = used_mode == "sample" and samples is None and M < n_monomials
-        nxt = min(n_monomials, 2 * M) * n_out
-        too_big = (max_entries is not None and nxt * P > max_entries) or (
-            max_memory is not None and _rank_need(nxt, P, F, sketch_rows=None, witness=witness) > max_memory)
-        # Doubling the samples raises the rank only while it is below the generic
-        # rank; once a doubling left it unchanged, more samples are not expected
-        # to help (the rank of generic samples stabilises), so stop and report the
-        # proven lower bound and the best proven upper bound, uncertified.
-        stable = previous is not None and lower == previous
-        if stable and best.value > lower:
-            ladder.notes.append(f"the rank stayed {lower} when the samples doubled to {M}: not growing further")
-        if best.value == lower or not grow or too_big or stable:
-            break
-        previous = lower
-        M = min(n_monomials, 2 * M)
-
-    if F.p is not None and lower < best.value:
-        # A proven lower bound still (rank mod p at an integer point <= rank over Q <= dimension), but a
-        # small p need not reach the dimension: a nonzero r x r minor of degree <= r * D in theta (and the
-        # inputs) may vanish at every point modulo p (x^p - x does), and vanishes at a random one with
-        # probability up to r * D / p (Schwartz-Zippel), so the bound says nothing when p <= r * D.
-        degree = (_joint_degree(model) or model.degree + 2) * best.value
-        if F.p <= degree:
-            ladder.notes.append(f"the prime {F.p} is not above {degree}, the degree bound of a {best.value} x {best.value} "
-                                f"minor: the rank modulo {F.p} is a proven lower bound but can fall short of the "
-                                f"dimension; rerun with a prime above it (--prime, default {DEFAULT_PRIME})")
-    if not witness:
-        wit = None
-    elif wit is not None and wit.prime != F.p:
-        wit = None  # over Q the lower bound has no modular witness to report
-        ladder.notes.append("no witness over Q: rerun modulo a prime for one")
-    return DimensionResult(
-        spec=model.spec(),
-        dimension=lower,
-        lower_bound=lower,
-        upper_bound=best.value,
-        certified=lower == best.value,
-        ambient_dimension=ambient,
-        parameter_count=P,
-        expected_dimension=model.expected_dimension(),
-        mode=used_mode,
-        samples=M,
-        prime=F.p,
-        seed=seed,
-        seconds=time.perf_counter() - t0,
-        upper_bound_reason=best.reason,
-        rung=best.rung,
-        symmetry_rank=ladder.symmetry_rank,
-        equation_rank=ladder.equation_rank,
-        check=best.check,
-        witness=wit,
-        sketch=sketch,
-        predicted_peak_bytes=peak,
-        max_memory=max_memory,
-        theta=[int(v) for v in theta],
-        inputs=X.tolist() if X.shape[1] else [],
-        notes=ladder.notes,
-    )
+    direct, M = _first_samples(model, used_mode, n_monomials, samples, cheap)
+    run = _Setup(model, theta, F, L, ladder, used_mode, direct, n_monomials, samples, np.random.default_rng(ss_x),
+                 int(ss_sketch.generate_state(1)[0]), min(cheap, model.parameter_count) + SKETCH_OVERSAMPLE,
+                 witness, max_memory, max_entries)
+    # witness=True never sketches: the witness minor must be one of J itself; rank only the columns the
+    # symmetry fields do not prove dependent (fields.py): the same rank when J X = 0
+    columns = (np.setdiff1d(np.arange(model.parameter_count), ladder.symmetry_columns)
+               if ladder.symmetry_rank else None)
+    st = _Search(M, np.zeros((1, 0), dtype=np.int64), F.p is not None and blas_supports(F.p) and not witness, columns)
+    while _search_step(run, st):
+        pass
+    return _result(run, st, seed, t0)
 
 
 def _jacobian_routes(model: Model, direct: bool, X, rows: tuple):
