@@ -14,9 +14,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from fractions import Fraction
-from pathlib import Path
+from pathlib import Path  # noqa: F401 - kept for callers' annotations
+
+from algebra.files import write_atomic
 
 __all__ = ["canonical_bytes", "content_hash", "seal", "render", "write_atomic", "exact"]
 
@@ -67,27 +68,3 @@ def exact(value) -> str:
 def render(cert: dict) -> bytes:
     """The file bytes: sorted keys, one-space indent, trailing newline."""
     return (json.dumps(cert, sort_keys=True, indent=1, ensure_ascii=True) + "\n").encode()
-
-
-def write_atomic(path, data: bytes) -> Path:
-    """Write ``data`` to ``path`` through a temporary file and ``os.replace``.
-
-    An interrupted write leaves either the old file or no file, never a
-    truncated one.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    return path

@@ -44,9 +44,9 @@ batch); ``nn.Linear`` default initialisation.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
-import os
 import time
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
@@ -54,6 +54,7 @@ from pathlib import Path
 import numpy as np
 
 from algebra.errors import InputError
+from algebra.files import write_atomic, write_atomic_with
 from algebra.grokking.network import CentredLoss, init_params
 from algebra.grokking.task import ModularAddition, check_fraction, check_prime, modular_addition
 from algebra.models.base import positive_int
@@ -159,28 +160,35 @@ def _config_from_params(params: dict) -> TrainConfig:
     return TrainConfig(**kw)
 
 
-def _atomic_write(path: Path, write) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    write(tmp)
-    os.replace(tmp, path)
-
-
 def _save_npz(path: Path, **arrays) -> None:
-    def write(tmp):
-        with open(tmp, "wb") as fh:
-            np.savez(fh, **arrays)
-
-    _atomic_write(path, write)
+    write_atomic_with(path, lambda fh: np.savez(fh, **arrays))
 
 
 def _write_csv(path: Path, header, rows) -> None:
-    def write(tmp):
-        with open(tmp, "w", newline="") as fh:
-            w = csv.writer(fh)
-            w.writerow(header)
-            w.writerows(rows)
+    def write(fh):
+        text = io.TextIOWrapper(fh, newline="", encoding="utf-8")
+        w = csv.writer(text)
+        w.writerow(header)
+        w.writerows(rows)
+        text.flush()
+        text.detach()
 
-    _atomic_write(path, write)
+    write_atomic_with(path, write)
+
+
+def _read_status(path: Path) -> dict:
+    """The run's status, ``{}`` when absent or unreadable (a file written in place by an older version and cut
+    by a kill): the checkpoints, not the status, say where a resume starts."""
+    try:
+        status = json.loads((path / "status.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    return status if isinstance(status, dict) else {}
+
+
+def _write_status(path: Path, status: dict) -> None:
+    """``status.json``, which resume and ``grok report`` read: atomic, like every file a resume reads."""
+    write_atomic(path / "status.json", json.dumps(status).encode())
 
 
 def read_loss_data(path: Path) -> list:
@@ -244,7 +252,7 @@ def load_run(path) -> Run:
     if not (path / "params.csv").exists():
         raise InputError("RUN", str(path), "a run directory containing params.csv (made by `grok train`)")
     cfg = _config_from_params(_read_params(path / "params.csv"))
-    status = json.loads((path / "status.json").read_text()) if (path / "status.json").exists() else {}
+    status = _read_status(path)
     return Run(path, cfg, status)
 
 
@@ -365,7 +373,7 @@ def train(path, config: TrainConfig | None = None, *, progress: bool = False) ->
     t0 = time.perf_counter()
     elapsed0 = 0.0
     if (path / "status.json").exists():
-        elapsed0 = float(json.loads((path / "status.json").read_text()).get("seconds", 0.0))
+        elapsed0 = float(_read_status(path).get("seconds", 0.0))
 
     def checkpoint(epoch):
         _save_npz(ckpt_dir / f"epoch_{epoch:07d}.npz", theta=theta)
@@ -374,8 +382,7 @@ def train(path, config: TrainConfig | None = None, *, progress: bool = False) ->
         _write_csv(path / "loss_data.csv", LOSS_COLUMNS, [["" if (isinstance(x, float) and math.isnan(x)) else x
                                                             for x in r] for r in rows])
         _save_npz(opt_file, epoch=epoch, m=m, v=v, step=step)
-        (path / "status.json").write_text(json.dumps(
-            {"status": "running", "epoch": epoch, "seconds": elapsed0 + time.perf_counter() - t0}))
+        _write_status(path, {"status": "running", "epoch": epoch, "seconds": elapsed0 + time.perf_counter() - t0})
 
     if start == 0 and not rows:
         checkpoint(0)
@@ -411,7 +418,7 @@ def train(path, config: TrainConfig | None = None, *, progress: bool = False) ->
     if bar is not None:
         bar.close()
     status = {"status": "finished", "epoch": cfg.epochs, "seconds": elapsed0 + time.perf_counter() - t0}
-    (path / "status.json").write_text(json.dumps(status))
+    _write_status(path, status)
     return Run(path, cfg, status)
 
 
