@@ -13,6 +13,7 @@ __all__ = [
     "DomainError",
     "ResourceError",
     "CertificateError",
+    "ClaimError",
     "NotFinishedError",
 ]
 
@@ -56,6 +57,28 @@ class ResourceError(AlgebraError, MemoryError):
 
 class CertificateError(AlgebraError):
     """A certificate is malformed or does not prove its claim."""
+
+
+class ClaimError(AlgebraError):
+    """A paper claim (or a list of them) could not be built, or two claims share an id.
+
+    Parameters
+    ----------
+    claim : str
+        The claim's id, or the builder of a list that failed as a whole.
+    reason : str
+        What went wrong.
+
+    Examples
+    --------
+    >>> str(ClaimError("grokking-cor42-d4-p3-K5", "built twice"))
+    'claim grokking-cor42-d4-p3-K5: built twice'
+    """
+
+    def __init__(self, claim: str, reason: str):
+        self.claim = claim
+        self.reason = reason
+        super().__init__(f"claim {claim}: {reason}")
 
 
 class NotFinishedError(AlgebraError):

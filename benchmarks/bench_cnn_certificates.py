@@ -19,7 +19,10 @@ import time
 
 from algebra.certify.canonical import render
 from algebra.checker import check
-from algebra.geometry.cnn_proximity import SubnetworkClaim, cnn_claims, differential_map, judge_subnetwork
+from algebra.certify.subnetwork import judge_subnetwork
+from algebra.claims.proximity import cnn_claims
+from algebra.claims.records import SubnetworkClaim
+from algebra.geometry.cnn_proximity import differential_map
 
 #: The peer runs on the four fixed claims (which it certified before) and on one 3-layer ``t^3`` sweep case.
 PEER_IDS = ("proximity-cnn-inactive-4-2-1-2-t2-1", "proximity-cnn-inactive-5-2-2-1-2-1-t2-0",

@@ -49,14 +49,14 @@ DEVINTERP_README = {"lr": 1e-3, "n_beta": 30.0, "localization": 0.0, "num_chains
 def prepare(out: str, *, entries=None, n: int = N_BENCH) -> list:
     """Write every suite model's explicit samples (the same data for both tools).
 
-    Each model is built by :func:`algebra.numeric.suite.build_model` with
+    Each model is built by :func:`algebra.claims.llc_suites.build_model` with
     ``explicit=True`` (every family: factor products, QK, quadratic networks,
     polynomial toys), so this stays in step with the suite.  One ``.npz`` per
     model holds the features ``X``, targets ``Y``, the reference point
     ``w_star`` and what the torch side needs to rebuild the composite.
     """
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-    from algebra.numeric.suite import SUITE, build_model, exact_coefficient
+    from algebra.claims.llc_suites import SUITE, build_model, exact_coefficient
 
     entries = SUITE if entries is None else entries
     os.makedirs(out, exist_ok=True)
@@ -99,7 +99,7 @@ def _item_args(item) -> tuple:
 def _model_from_data(item, z):
     """Our numpy model of the saved samples, at the saved reference point."""
     from algebra.numeric import models as M
-    from algebra.numeric.suite import build_composite
+    from algebra.claims.llc_suites import build_composite
 
     comp = build_composite(item["family"], _item_args(item))
     return M.RegressionModel.from_samples(item["name"], comp, z["X"], z["Y"], z["w_star"],

@@ -16,7 +16,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from algebra.numeric.diagnostics import hutchinson_trace  # noqa: E402
-from algebra.numeric.suite import build_model  # noqa: E402
+from algebra.claims.llc_suites import build_model  # noqa: E402
 
 
 def main(path: str) -> int:

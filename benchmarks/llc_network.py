@@ -144,7 +144,7 @@ def calibration_settings(a):
 
 def run_calibrated(a) -> None:
     from algebra.numeric.calibration import calibrated_llc
-    from algebra.numeric.suite import exact_coefficient
+    from algebra.claims.llc_suites import exact_coefficient
 
     model, family, args = target_model(a)
     if a.backend == "torch":

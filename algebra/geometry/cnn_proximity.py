@@ -41,7 +41,6 @@ Examples
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from math import ceil, prod
@@ -52,7 +51,6 @@ from algebra.engine import MAX_JACOBIAN_ENTRIES
 from algebra.errors import InputError, ResourceError
 from algebra.exact.field import DEFAULT_PRIME, PrimeField
 from algebra.exact.rank import rank_mod_p
-from algebra.geometry.claims import PROXIMITY
 from algebra.geometry.proximity import DIMENSION_KEYS, _rng, certified_dimension, check_submodel
 from algebra.models.base import monomial_count
 from algebra.models.cnn import CNN, cnn_from_text
@@ -74,8 +72,6 @@ __all__ = [
     "linear_cnn_table",
     "polynomial_map",
     "differential_map",
-    "cnn_claims",
-    "SubnetworkClaim",
     "judge_subnetwork",
 ]
 
@@ -505,7 +501,7 @@ def differential_map(model: CNN, theta):
 
     Its neuromanifold is ``im(d phi_theta)``; its dimension is the rank of
     the differential at ``theta`` (as ``_stratum_tangent_map`` does for the
-    attention lemmas in :mod:`algebra.geometry.claims`).
+    attention lemmas in :mod:`algebra.claims.proximity`).
 
     Examples
     --------
@@ -528,26 +524,6 @@ def differential_map(model: CNN, theta):
                 terms[tuple(int(k == j) for k in range(P)) + tuple(e)] = c
         polys.append(Polynomial(names, terms))
     return PolynomialMap(polys, parameters=names[:P], inputs=names[P:])
-
-
-@dataclass(frozen=True)
-class SubnetworkClaim:
-    """Appendix C for one CNN subnetwork: ``rank d phi > dim F'`` at a point of ``F'`` (no proximity bias).
-
-    ``model`` is the full CNN, ``inactive`` the subnetwork's channels, ``theta``
-    the point of ``F'`` (their outgoing weights zero).  Certified natively by
-    :func:`algebra.certify.emit.subnetwork_certificate`; judged by :func:`judge_subnetwork`.
-    """
-
-    id: str
-    paper: str
-    location: str
-    statement: str
-    model: CNN
-    inactive: dict
-    theta: tuple
-    group: str = "cnn"
-    notes: dict = field(default_factory=dict)
 
 
 def judge_subnetwork(claim: SubnetworkClaim, *, seed: int = 0, source: dict | None = None) -> tuple:
@@ -581,86 +557,3 @@ def judge_subnetwork(claim: SubnetworkClaim, *, seed: int = 0, source: dict | No
         note = f"{e.note}; the sweep's verdict (not certified here): {engine}"
         e = Emitted(e.certificate, e.kind, e.lower, e.upper, e.verdict, e.reason, note)
     return e, fields
-
-
-def _label(case: dict) -> str:
-    parts = [case["input"], case["filters"], case["channels"], case["strides"], f"d{case['dense'] or 0}",
-             case["activation"].replace("^", "").replace("+", "p"), "b" if case["bias"] else "nb",
-             "l" + case["inactive"].replace(":", "c")]
-    return "_".join(p.replace(",", "-") for p in parts)
-
-
-def _subnetwork_claim(cid: str, full: CNN, inactive: dict, location: str, words: str, notes: dict) -> SubnetworkClaim:
-    sub = CNN(full.input_shape, full.filters, channels=full.channels, strides=full.strides,
-              activations=full.activations, bias=full.bias, dense=full.dense, inactive=inactive)
-    (rng,) = _rng(7, 1)
-    theta = tuple(int(v) for v in subnetwork_point(full, sub.inactive, rng, bound=50))  # small entries: short files
-    inact = {str(k): list(v) for k, v in sub.inactive.items()}
-    statement = f"{words}: at a generic point of the subnetwork with inactive channels {json.dumps(inact)}, " \
-                "rank d phi > dim F', so the normal spaces over F' cannot fill H: no proximity bias"
-    return SubnetworkClaim(cid, PROXIMITY, location, statement, full, sub.inactive, theta,
-                           notes=dict(notes, cnn=full.spec(), theta=list(theta), inactive=inact))
-
-
-def cnn_claims(fast: bool) -> list:
-    """The proximity-bias paper's CNN claims: :class:`~algebra.geometry.claims.DimensionClaim` and :class:`SubnetworkClaim`.
-
-    * Figure 6 / Appendix G.6: ``f = c (a x1 + b x2)^2 + e (a x2 + b x3)^2`` has
-      ``dim F = 3`` (four parameters, one rescaling), in ``H = span F`` of
-      dimension 5 (no ``x1 x3``);
-    * Appendix C on Figure 6: at a generic point of each subnetwork
-      ``a = 0``, ``b = 0``, ``c = 0``, ``e = 0`` the differential keeps rank
-      ``dim F = 3`` (so ``N_F(f)`` has dimension at most ``5 - 3``, below
-      what the 2-dimensional ``F'`` needs to fill ``H``); these two as explicit
-      polynomial maps (:func:`polynomial_map`, :func:`differential_map`);
-    * Appendix C for inactive channels, natively (the checker evaluates the CNN
-      and its differential, :func:`judge_subnetwork`): four small CNNs fixed in
-      advance (fast: one) and every case of :data:`SWEEP_CASES` (fast: the
-      ``cnn_sweep(fast=True)`` subset).  What each certificate proves:
-      ``rank d phi(theta') >= r`` at the stated point ``theta'`` of ``F'``
-      (checked to lie on ``F'``) and ``dim F' <= b`` by the upper-bound
-      witnesses of ``F'`` (symmetry fields or Cramer fields, verified by the
-      checker), hence ``r > b >= dim F'`` when confirmed.  As in
-      :func:`cnn_proximity`, the rank is proven at one random point of ``F'``,
-      not at every point.
-
-    Examples
-    --------
-    >>> [c.id for c in cnn_claims(fast=True)][:2]
-    ['proximity-cnn-fig6-F', 'proximity-cnn-fig6-a0']
-    """
-    from algebra.geometry.claims import DimensionClaim
-
-    out = []
-    fig = figure6_model()
-    out.append(DimensionClaim(
-        "proximity-cnn-fig6-F", PROXIMITY, "Figure 6, Appendix G.6",
-        "the CNN f(x) = c (a x1 + b x2)^2 + e (a x2 + b x3)^2 has dim F = 3 (4 parameters, one rescaling)",
-        polynomial_map(fig), 3, group="cnn", notes={"cnn": fig.spec(), "parameters": "t0..t3 = a, b, c, e; t4..t6 = x1..x3"}))
-    points = {"a = 0": [0, 3, 5, 7], "b = 0": [2, 0, 5, 7], "c = 0": [2, 3, 0, 7], "e = 0": [2, 3, 5, 0]}
-    for name, theta in points.items():
-        tag = name.replace(" = ", "")
-        out.append(DimensionClaim(
-            f"proximity-cnn-fig6-{tag}", PROXIMITY, "Section 3.1 (last remark), Appendix C, Figure 6",
-            f"at a generic point of the subnetwork {name} of Figure 6's CNN, rank d phi = dim F = 3, so "
-            "N_F(f) ⊆ im(d phi)^perp has dimension <= 2 and there is no proximity bias toward it",
-            differential_map(fig, theta), 3, group="cnn",
-            notes={"cnn": fig.spec(), "theta": theta, "subnetwork": name}))
-    archs = [(4, [2], (1, 2), None, "t^2", 1, {1: [0]}), (5, [2, 2], (1, 2, 1), None, "t^2", None, {1: [0]}),
-             (5, [2], (1, 2), None, "t^3", 1, {1: [1]}), (6, [2, 2], (1, 2, 2), None, "t^2", 1, {2: [0]})]
-    for n, filters, channels, strides, act, dense, inactive in archs[: 1 if fast else None]:
-        full = CNN(n, filters, channels=channels, strides=strides, activations=act, dense=dense)
-        label = "-".join(str(v) for v in [n, *filters, *channels, act.replace("^", ""), dense or 0])
-        out.append(_subnetwork_claim(f"proximity-cnn-inactive-{label}", full, inactive, "Section 3.1 (last remark), Appendix C",
-                                     f"CNN input {n}, filters {filters}, channels {list(channels)}, activation {act}, "
-                                     f"dense {dense}", {}))
-    for case in _cases(fast):
-        sub = cnn_from_text(case["input"], case["filters"], channels=case["channels"], strides=case["strides"],
-                            activation=case["activation"], bias=case["bias"], dense=case["dense"], inactive=case["inactive"])
-        words = f"sweep case: CNN input {case['input']}, filters {case['filters']}, channels {case['channels']}, " \
-                f"strides {case['strides']}, activation {case['activation']}, {'with' if case['bias'] else 'without'} " \
-                f"biases, dense {case['dense']}"
-        out.append(_subnetwork_claim(f"proximity-cnn-sweep-{_label(case)}", sub.full(), sub.inactive,
-                                     "Section 3.1 (last remark), Appendix C (the CNN proximity sweep)", words,
-                                     {"sweep_case": case}))
-    return out

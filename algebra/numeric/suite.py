@@ -1,21 +1,15 @@
-"""Exact-reference suite: sampled LLC beside the closed-form lambda and multiplicity.
+"""The LLC suites' runner: sampled LLC beside an exact lambda and multiplicity, row by row.
 
-Every entry of :data:`SUITE` names a model family and its arguments; the
-model is built by :mod:`algebra.numeric.models` and the exact value is taken,
-at run time, from ``algebra.slt.formulas`` (Aoyagi & Watanabe 2005 for
-reduced rank regression, Aoyagi 2024 for deep linear networks, the
-graph-attention paper's Theorem 2 for the query-key composite, ``d/2`` for
-regular models), ``algebra.slt.regular.quadratic_network`` for quadratic
-networks (half the certified secant dimension, grokking paper Theorem 4.1)
-and ``algebra.slt.newton`` for the polynomial toys.
-Nothing here hard-codes a learning coefficient.
-
-Data sizes: models with Gaussian inputs use the exact sufficient-statistic
-draw with ``n = 10^12`` (cost independent of ``n``), so the finite-``n``
-fluctuation ``~ sqrt(lambda nbeta / 2n)`` is negligible; the bilinear QK
-model and the quadratic networks (non-Gaussian features) materialise their
-samples (about 20-30 s each), ``n = 10^8``, and the calibration caps their
-temperatures at ``nbeta <= n / 10^3`` accordingly.
+A suite is a list of :class:`SuiteEntry` (a model family and its
+arguments).  Which entries there are, how each family's model is built and
+where its exact value comes from compose several packages (``algebra.slt``,
+``algebra.graph``, ``algebra.grokking``) and live on top of them, in
+:mod:`algebra.claims.llc_suites` (``SUITE``, ``VALIDATION``,
+``build_model``, ``exact_coefficient``, ``run_entry``, ``run_suite``).  Here
+is what does not depend on the family: one calibrated estimate beside a given
+exact value (:func:`llc_row`), a suite run as sweep tasks that reuses rows of
+an earlier run (:func:`sweep_entries`), the summary, the table, the figures
+and the files.  Nothing here hard-codes a learning coefficient.
 """
 
 from __future__ import annotations
@@ -28,17 +22,10 @@ from fractions import Fraction
 import numpy as np
 
 from algebra.errors import InputError
-from algebra.numeric import models as M
 from algebra.numeric.calibration import CalibrationSettings, calibrated_llc
 
-__all__ = ["SUITE", "VALIDATION", "SuiteEntry", "exact_coefficient", "build_model", "build_composite", "run_entry", "run_suite",
-           "summarize", "write_table", "plot_suite", "plot_traces", "json_rows", "dump_rows", "load_rows",
-           "entry_key"]
-
-FAMILIES = ("rrr", "dln", "qk", "quadratic", "regular", "poly", "graph", "modadd")
-N_EXACT = 10**12
-N_QK = 10**8
-N_QUADRATIC = 10**8
+__all__ = ["SuiteEntry", "llc_row", "sweep_entries", "summarize", "write_table", "plot_suite", "plot_traces",
+           "json_rows", "dump_rows", "load_rows", "entry_key"]
 
 
 @dataclass(frozen=True)
@@ -52,117 +39,6 @@ class SuiteEntry:
         return f"{self.family} {self.args}"
 
 
-# The four Aoyagi-Watanabe cases of reduced rank regression (both parities of
-# case 1), deep linear networks (two 4-layer ones, m = 1 and m = 5), the QK
-# composite (rank deficient, both parities of k - r), regular models, quadratic
-# networks at a generic teacher (lambda = certified dimension / 2; appended
-# after the regular models so earlier indices stay stable), and
-# Newton-polyhedron toys (regression on polynomial features, K = sum g_i^2,
-# exact lambda from algebra.slt.newton when non-degenerate).
-SUITE = (
-    SuiteEntry("rrr", (5, 5, 5, 2), "case 1, odd (m=2)"),
-    SuiteEntry("rrr", (5, 5, 4, 2), "case 1, even"),
-    SuiteEntry("rrr", (2, 6, 3, 1), "M+H < N+r"),
-    SuiteEntry("rrr", (6, 2, 3, 1), "N+H < M+r"),
-    SuiteEntry("rrr", (3, 3, 6, 2), "M+N < H+r"),
-    SuiteEntry("dln", ((3, 2, 3, 2, 3), 1), "4 layers, m=1"),
-    SuiteEntry("dln", ((3, 3, 3, 3, 3), 1), "4 layers, m=5"),
-    SuiteEntry("dln", ((4, 3, 3, 5), 1), "3 layers"),
-    SuiteEntry("qk", (4, 2, 1), "k-r odd"),
-    SuiteEntry("qk", (4, 3, 1), "k-r even"),
-    SuiteEntry("regular", (4, 1), "d=4"),
-    SuiteEntry("regular", (3, 2), "d=6"),
-    SuiteEntry("quadratic", (3, 2, 2), "d=3 p=2 K=2, dim 8"),
-    SuiteEntry("quadratic", (3, 1, 2), "d=3 p=1 K=2, dim 5 (paper's closed form defective)"),
-    SuiteEntry("poly", ("x^2", "y^3"), "Newton toy, quasi-homogeneous"),
-    SuiteEntry("poly", ("x*y",), "Newton toy, m=2"),
-    SuiteEntry("poly", ("x^2*y", "y^2"), "Newton toy"),
-)
-
-
-# The validation suite: families and sizes the calibration never saw, run with
-# the calibration frozen (CalibrationSettings() as it stands) and reported
-# beside the calibration suite, whatever the numbers are.  Never tune on it:
-# a change to the procedure is justified on SUITE, then shown here.
-# The first 13 were run once on 2026-11-30 (first session); the softmax
-# graph-attention teacher-student models (issue 13: exact (44) under Assumption 1,
-# certified on the design) and the modular-addition teacher-student networks
-# (issue 12: r / 2 at a teacher of certified full rank, algebra.grokking.teacher)
-# were added once those exact values existed and run alone (`llc suite --resume`).
-VALIDATION = (
-    SuiteEntry("dln", ((10, 10, 10, 10, 10, 10), 2), "5 layers, P=500, m=7"),
-    SuiteEntry("dln", ((8,) * 9, 1), "8 layers, P=512, m=8"),
-    SuiteEntry("dln", ((25, 12, 20), 3), "wide, P=540"),
-    SuiteEntry("dln", ((6, 6, 6, 6), 0), "zero teacher, P=108"),
-    SuiteEntry("rrr", (20, 20, 15, 5), "wide, P=600"),
-    SuiteEntry("rrr", (5, 5, 5, 0), "zero teacher, m=2"),
-    SuiteEntry("rrr", (3, 6, 4, 0), "zero teacher, m=2"),
-    SuiteEntry("rrr", (8, 8, 8, 0), "zero teacher, P=128"),
-    SuiteEntry("quadratic", (4, 3, 3), "3 outputs, P=21"),
-    SuiteEntry("quadratic", (5, 3, 3), "3 outputs, P=24"),
-    SuiteEntry("quadratic", (4, 2, 4), "2 outputs, K=4, P=24"),
-    SuiteEntry("regular", (4, 250), "P=1000"),
-    SuiteEntry("regular", (5, 240), "P=1200"),
-    SuiteEntry("graph", ("cyclic:6", 3, 2, 1), "softmax graph attention, Z_6, m=2"),
-    SuiteEntry("graph", ("dihedral:6", 4, 3, 2), "softmax graph attention, D_6, P=24"),
-    SuiteEntry("modadd", (5, 2, 1.0), "modular addition p=5 K=2, all 25 pairs, P=30"),
-    SuiteEntry("modadd", (7, 3, 0.6), "modular addition p=7 K=3, 29 of 49 pairs, P=63"),
-)
-
-
-def exact_coefficient(family: str, args: tuple):
-    """The exact :class:`LearningCoefficient` from ``algebra.slt`` (imported lazily).
-
-    ``None`` for a polynomial model whose Newton polyhedron gives only an
-    upper bound (degenerate principal part): no exact value is proved.
-    """
-    from algebra.slt import formulas
-
-    if family == "rrr":
-        return formulas.reduced_rank_regression(*args)
-    if family == "dln":
-        widths, r = args
-        return formulas.deep_linear_network(list(widths), r)
-    if family == "qk":
-        return formulas.query_key(*args)
-    if family == "regular":
-        a, b = args
-        return formulas.regular_model(a * b)
-    if family == "quadratic":
-        from algebra.slt.regular import quadratic_network
-
-        return quadratic_network(*args)
-    if family == "poly":
-        return _newton_coefficient(args)
-    if family == "graph":
-        return _graph_coefficient(*args)
-    if family == "modadd":
-        from algebra.grokking.teacher import teacher_coefficient
-        from algebra.slt.formulas import LearningCoefficient
-
-        c = teacher_coefficient(*args)
-        return LearningCoefficient(c["lam"], c["multiplicity"], "r / 2 at a smooth point (grokking paper Thm 4.1 "
-                                   "applied to the data-restricted map)",
-                                   f"generic rank {c['generic_rank']} certified, rank {c['teacher_rank']} at the "
-                                   "integer teacher", {"p": args[0], "width": args[1], "n_train": c["n_train"]})
-    raise InputError("family", family, "one of " + ", ".join(FAMILIES))
-
-
-def _graph_design(graph: str, d: int, k: int, r: int, seed: int = 0):
-    from algebra.graph.attention import make_design
-    from algebra.graph.groups import parse_graph
-
-    return make_design(parse_graph(graph), d, k, r, seed=seed)
-
-
-def _graph_coefficient(graph: str, d: int, k: int, r: int, seed: int = 0):
-    """(44)/(45) when Assumption 1 is certified on the design (radius 1, Gaussian features), else ``None``."""
-    from algebra.graph.fisher import decide_assumption1
-    from algebra.slt.formulas import query_key
-
-    return query_key(d, k, r) if decide_assumption1(_graph_design(graph, d, k, r, seed)).holds else None
-
-
 def _parse_generators(args):
     """Generators (the CLI's one parser) that vanish at the reference point ``w* = 0``."""
     from algebra.slt.commands import parse_generators
@@ -174,97 +50,27 @@ def _parse_generators(args):
     return gens, names
 
 
-def _newton_coefficient(args):
-    """lambda, m of ``sum g_i^2`` from ``algebra.slt.newton`` (None unless proved exact)."""
-    from algebra.models.polynomial import Polynomial
-    from algebra.slt.formulas import LearningCoefficient
-    from algebra.slt.newton import newton_rlct, sum_of_squares
+def llc_row(model, coefficient, *, family: str, args: tuple, settings: CalibrationSettings | None = None,
+            seed: int = 0) -> dict:
+    """Calibrated estimate of ``model`` beside its exact value ``coefficient``, as a JSON-ready dict.
 
-    gens, names = _parse_generators(args)
-    res = newton_rlct(Polynomial(tuple(names), sum_of_squares([g.terms for g in gens])))
-    if not res.exact:
-        return None
-    return LearningCoefficient(Fraction(res.lam), int(res.multiplicity),
-                               "Newton polyhedron (Watanabe 2009, Sec. 7.2)",
-                               f"non-degenerate, distance {res.distance}", {"generators": list(args)})
-
-
-def build_model(family: str, args: tuple, *, seed: int = 0, n: int | None = None,
-                explicit: bool = False):
-    """The numpy model of a suite entry (see :mod:`algebra.numeric.models`).
-
-    ``explicit=True`` materialises the ``n`` samples (features and targets in
-    ``model.X``, ``model.Y``), for minibatches and for other tools that need
-    the data itself (``benchmarks/llc_devinterp.py``).
-    """
-    gauss = "explicit" if explicit else "exact"
-    other = "explicit" if explicit else "statistics"
-    if family == "rrr":
-        return M.rrr_model(*args, n=n or N_EXACT, seed=seed, data=gauss)
-    if family == "dln":
-        return M.dln_model(args[0], args[1], n=n or N_EXACT, seed=seed, data=gauss)
-    if family == "qk":
-        return M.qk_model(*args, n=n or N_QK, seed=seed, data=other)
-    if family == "regular":
-        return M.regular_model(*args, n=n or N_EXACT, seed=seed, data=gauss)
-    if family == "quadratic":
-        return M.quadratic_network_model(*args, n=n or N_QUADRATIC, seed=seed, data=other)
-    if family == "poly":
-        return M.polynomial_model(_parse_generators(args)[0], n=n or N_EXACT, seed=seed, data=gauss)
-    if family in ("graph", "modadd") and (explicit or n is not None):
-        raise InputError("n", n, f"None: the {family} models' loss is an exact population sum (no samples)")
-    if family == "graph":  # the canonical teacher (30) of the design, as `llc graph` builds it
-        from algebra.graph.llc import GraphAttentionModel
-
-        design = _graph_design(*args, seed=seed)
-        return GraphAttentionModel(design, design.A_star, design.B_star)
-    if family == "modadd":
-        from algebra.grokking.teacher import ModularAdditionTeacher
-
-        return ModularAdditionTeacher(*args)
-    raise InputError("family", family, "one of " + ", ".join(FAMILIES))
-
-
-def build_composite(family: str, args: tuple):
-    """The composite map ``w -> C(w)`` of a suite entry, without data.
+    ``coefficient`` is a :class:`~algebra.slt.formulas.LearningCoefficient`, or
+    ``None`` when no exact value is proved (then the row has no error and no
+    coverage); ``family`` and ``args`` name the entry in the row.
 
     Examples
     --------
-    >>> build_composite("rrr", (3, 2, 4, 1)).widths    # (M, H, N)
-    (3, 4, 2)
-    >>> build_composite("quadratic", (3, 2, 2)).num_params
-    10
-    """
-    if family == "rrr":
-        M_, N_, H_ = args[:3]
-        return M.FactorProduct((M_, H_, N_))
-    if family == "dln":
-        return M.FactorProduct(args[0])
-    if family == "qk":
-        d, k = args[:2]
-        return M._Flattened(M.FactorProduct((d, k, d)))
-    if family == "regular":
-        return M.FactorProduct(args)
-    if family == "quadratic":
-        return M.QuadraticForms(*args)
-    if family == "poly":
-        return M.PolynomialMap(_parse_generators(args)[0])
-    raise InputError("family", family, "one of " + ", ".join(FAMILIES[:6]) + " (a regression composite)")
-
-
-def run_entry(family: str, args: tuple, *, settings: CalibrationSettings | None = None,
-              seed: int = 0, n: int | None = None, model=None) -> dict:
-    """Calibrated estimate of one model beside its exact value, as a JSON-ready dict.
-
-    Examples
-    --------
+    >>> from fractions import Fraction
+    >>> from types import SimpleNamespace
     >>> from algebra.numeric.calibration import FAST
-    >>> row = run_entry("regular", (2, 1), settings=FAST, seed=0)
+    >>> from algebra.numeric.models import regular_model
+    >>> exact = SimpleNamespace(lam=Fraction(1), multiplicity=1, theorem="d/2", case="regular")
+    >>> row = llc_row(regular_model(2, 1, n=10**12, seed=0, data="exact"), exact, family="regular", args=(2, 1),
+    ...               settings=FAST, seed=0)
     >>> row["exact_lambda"], row["multiplicity"], row["covered"]
     ('1', 1, True)
     """
-    lc = exact_coefficient(family, args)
-    model = model if model is not None else build_model(family, args, seed=seed, n=n)
+    lc = coefficient
     t0 = time.perf_counter()
     res = calibrated_llc(model, settings=settings, seed=seed)
     top = max(res.per_temperature, key=lambda e: e.nbeta)
@@ -308,20 +114,17 @@ def _reusable(row: dict, settings: CalibrationSettings, seed: int) -> bool:
     return row.get("seed") == seed and all(used.get(k) == v for k, v in settings.to_json().items())
 
 
-def _entry_task(item: dict) -> dict:
-    """One sweep task: :func:`run_entry` on a suite entry (module level, so Dask workers can run it)."""
-    return run_entry(item["family"], item["args"], settings=item["settings"], seed=item["seed"])
+def sweep_entries(task, entries, *, settings: CalibrationSettings | None = None, seed: int = 0,
+                  progress: bool = True, scheduler: str = "serial", workers: int | None = None,
+                  previous=None) -> list:
+    """Run ``task`` on every entry, one task each through :func:`algebra.sweep.run_sweep`; the rows in entry order.
 
-
-def run_suite(*, settings: CalibrationSettings | None = None, seed: int = 0, entries=SUITE,
-              progress: bool = True, scheduler: str = "serial", workers: int | None = None,
-              previous=None) -> list:
-    """Run every suite entry, one task each through :func:`algebra.sweep.run_sweep`; returns the rows in entry order.
-
-    ``scheduler="serial"`` (the default) runs in this process; ``None`` starts a
-    local Dask cluster of ``workers`` processes; any other string is the address
-    of a running scheduler.  Every entry is seeded by ``seed`` alone, so the
-    rows are the same on every scheduler.
+    ``task(item)`` gets ``{"family", "args", "seed", "settings"}`` and returns a
+    row (:func:`llc_row`); it must be a module-level function, so that Dask
+    workers can run it.  ``scheduler="serial"`` (the default) runs in this
+    process; ``None`` starts a local Dask cluster of ``workers`` processes; any
+    other string is the address of a running scheduler.  Every entry is seeded
+    by ``seed`` alone, so the rows are the same on every scheduler.
 
     ``previous``: rows of an earlier run (:func:`load_rows`).  An entry whose
     row is there with the same seed and the same calibration settings is not
@@ -334,7 +137,7 @@ def run_suite(*, settings: CalibrationSettings | None = None, seed: int = 0, ent
     done = {entry_key(r["family"], r["args"]): r for r in previous or () if _reusable(r, settings, seed)}
     todo = [e for e in entries if entry_key(e.family, e.args) not in done]
     items = [{"family": e.family, "args": e.args, "seed": seed, "settings": settings} for e in todo]
-    rows = run_sweep(_entry_task, items, scheduler=scheduler, workers=workers, progress=progress, desc="llc suite",
+    rows = run_sweep(task, items, scheduler=scheduler, workers=workers, progress=progress, desc="llc suite",
                      key=lambda it: f"{it['family']} {it['args']!r}") if items else []
     fresh = {entry_key(e.family, e.args): {k: v for k, v in r.items() if k != "settings"} for e, r in zip(todo, rows)}
     return [fresh.get(k) or dict(done[k], reused=True) for k in (entry_key(e.family, e.args) for e in entries)]

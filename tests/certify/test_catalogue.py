@@ -7,18 +7,21 @@ import shutil
 
 from algebra.certify import catalogue
 from algebra.certify.catalogue import MAX_WORK, claims, run_catalogue
+from algebra.claims import graph_attention, grokking, proximity, softmax_attention
+from algebra.claims.records import AttentionRankClaim, FormulaClaim, Hypothesis, RepresentationClaim
 from algebra.checker import check_file
 
 
 def test_claims_cover_the_three_papers_and_are_unique():
-    full = catalogue._proximity(False) + catalogue._grokking(False) + catalogue._graph(False) + catalogue._softmax(False)
+    full = (proximity.submodel_claims(False) + grokking.quadratic_claims(False) + graph_attention.query_key_claims(False)
+            + softmax_attention.approximation_rank_claims(False))
     ids = [c.id for c in full]
     assert len(ids) == len(set(ids))
     papers = {c.paper for c in full}
     assert {"proximity-bias-submodels", "grokking-basin-selection-llc",
             "symmetries-singularities-graph-attention-llc"} <= papers
-    fast = [c.id for c in claims(fast=True)]  # includes the geometry issue's claims when present
-    assert len(fast) == len(set(fast)) and {c.id for c in catalogue._grokking(True)} < set(fast)
+    fast = [c.id for c in claims(fast=True)]  # includes the claims the geometry sweeps find
+    assert len(fast) == len(set(fast)) and {c.id for c in grokking.quadratic_claims(True)} < set(fast)
 
 
 def test_fast_catalogue_end_to_end(tmp_path):
@@ -65,7 +68,7 @@ def test_verdicts_of_attention_rank_claims_are_computed(monkeypatch):
     """A stated r_eps that the certified bounds exclude is refuted; the true one is confirmed."""
     eye = tuple(tuple(float(i == j) for j in range(3)) for i in range(3))
     for claimed, verdict in ((3, "confirmed"), (2, "refuted"), (4, "refuted")):
-        claim = catalogue.AttentionRankClaim("t", "p", "loc", "s", eye, eye, 6.0, 0.25, claimed)
+        claim = AttentionRankClaim("t", "p", "loc", "s", eye, eye, 6.0, 0.25, claimed)
         emitted, why, fields = catalogue._certify_one(claim, 0)
         assert why is None and emitted.verdict == verdict and emitted.kind == "attention_rank"
         assert (fields["proven_lower"], fields["proven_upper"], fields["proven"]) == (3, 3, "r_eps = 3")
@@ -108,7 +111,7 @@ def _run_items(ids):
 def test_graph_assumption1_and_theorem2_entries(tmp_path):
     """Assumption 1 is a rank the checker replays; Theorem 2's verdict follows it (issue 13)."""
     from algebra.certify.canonical import render
-    from algebra.geometry.claims import graph_design
+    from algebra.claims.graph_attention import graph_design
     from algebra.graph.fisher import decide_assumption1
 
     good, bad = "cyclic8-d4-k2-r1", "cyclic8-d4-k2-r1-radius0"
@@ -132,13 +135,12 @@ def test_graph_assumption1_and_theorem2_entries(tmp_path):
 
 def test_formula_claim_hypotheses_are_decided_not_assumed():
     """An injective-map hypothesis that fails turns a confirmed value into 'hypothesis fails'."""
-    from algebra.geometry.claims import Hypothesis
     from algebra.models import PolynomialMap
 
     injective = PolynomialMap(["a + b", "a - b"], parameters=["a", "b"])
     singular = PolynomialMap(["a + b", "2*a + 2*b"], parameters=["a", "b"])
     for model, verdict in ((injective, "confirmed"), (singular, "hypothesis fails")):
-        claim = catalogue.FormulaClaim("t", "p", "loc", "s", "query_key", (4, 2, 1),
+        claim = FormulaClaim("t", "p", "loc", "s", "query_key", (4, 2, 1),
                                        hypotheses=(Hypothesis("L injective", injective=model),))
         emitted, why, fields = catalogue._certify_one(claim, 0)
         assert why is None and emitted.verdict == verdict
@@ -166,11 +168,11 @@ def test_lemma1_verdict_on_a_design_that_is_not_orbit_closed(monkeypatch):
 
     import numpy as np
 
-    from algebra.geometry.claims import graph_design
+    from algebra.claims.graph_attention import graph_design
 
     design = graph_design("cyclic:4", 2, 1, 1, {"num_draws": 1})
     noisy = np.where(np.isnan(design.bias), np.nan, np.arange(design.bias.size).reshape(design.bias.shape) / 7)
-    claim = catalogue.RepresentationClaim("t", "p", "loc", "s", "cyclic:4", 2, 1, 1)
+    claim = RepresentationClaim("t", "p", "loc", "s", "cyclic:4", 2, 1, 1)
     monkeypatch.setattr(catalogue, "graph_design", lambda *args: dataclasses.replace(design, bias=noisy))
     emitted, why, fields = catalogue._certify_one(claim, 0)
     assert why is None and emitted.verdict == "hypothesis fails" and "(14)" not in fields["proven"]

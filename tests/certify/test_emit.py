@@ -153,7 +153,7 @@ def test_a_misprinted_library_formula_cannot_be_certified(monkeypatch):
 def test_rlct_certificate_and_hypotheses():
     from algebra.certify.emit import rlct_certificate
     from algebra.errors import DomainError
-    from algebra.geometry.claims import modular_addition_map
+    from algebra.claims.grokking import modular_addition_map
 
     e = rlct_certificate(quadratic_network(3, 2, 2), stated={"lambda": 4, "where": "Corollary 4.2"})
     assert e.certificate["formula"]["lambda"] == "4" and e.verdict == "confirmed"  # rank K(d+p-1) = 8

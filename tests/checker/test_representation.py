@@ -17,7 +17,7 @@ from algebra.certify.representation import representation_certificate
 from algebra.checker import Reject, check
 from algebra.checker.kernel import digest
 from algebra.checker.representation import cyclotomic, derive_representation_claim, render_representation_claim
-from algebra.geometry.claims import GRAPH_DESIGNS, graph_design
+from algebra.claims.graph_attention import GRAPH_DESIGNS, graph_design
 
 DESIGNS = {row[0]: row for row in GRAPH_DESIGNS}
 # every family; symmetric4 takes the Burnside-Dixon route, radius 0 and constant features the failing designs

@@ -10,15 +10,10 @@ import pytest
 from algebra.engine import dimension
 from algebra.errors import InputError
 from algebra.exact.field import DEFAULT_PRIME, PrimeField, RationalField
-from algebra.geometry.claims import DimensionClaim
 from algebra.geometry.cnn_proximity import (
     FIGURE6_SUBNETWORKS,
     NO_BIAS,
-    SWEEP_CASES,
-    SubnetworkClaim,
     _decide,
-    _reader,
-    cnn_claims,
     cnn_proximity,
     cnn_sweep,
     differential_map,
@@ -157,25 +152,6 @@ def test_fast_sweep_and_table(tmp_path):
     text = (tmp_path / "s.md").read_text()
     assert "Produced by `test`" in text and text.count("\n| ") == 4
     assert (tmp_path / "s.csv").read_text().splitlines()[0].startswith("input,filters,channels")
-
-
-def test_claims_are_catalogue_objects():
-    claims = cnn_claims(fast=True)
-    assert len({c.id for c in claims}) == len(claims) == 9  # Figure 6 (5), one fixed subnetwork, 3 sweep cases
-    fig6 = [c for c in claims if isinstance(c, DimensionClaim)]
-    assert len(fig6) == 5 and all(isinstance(c.model, PolynomialMap) for c in fig6)
-    subs = [c for c in claims if isinstance(c, SubnetworkClaim)]
-    assert [c.id for c in subs][0] == "proximity-cnn-inactive-4-2-1-2-t2-1"  # the id of the earlier polynomial-map claim
-    assert all(c.paper == "proximity-bias-submodels" and c.group == "cnn" for c in claims)
-    full = cnn_claims(fast=False)
-    assert sum(c.id.startswith("proximity-cnn-sweep-") for c in full) == len(SWEEP_CASES) == 84
-    assert len({c.id for c in full}) == len(full)
-    for c in subs:  # the point lies on the subnetwork (outgoing weights zero), the rest is nonzero somewhere
-        blocks = c.model.unpack(np.array(c.theta))
-        for layer, chans in c.inactive.items():
-            for ch in chans:
-                name, index = _reader(c.model, layer, ch)
-                assert not np.any(blocks[name][index]) and np.any(blocks[f"W{layer}"][ch])
 
 
 def test_claims_certify_through_the_checker():

@@ -36,11 +36,11 @@ def test_llc_refuses_a_size_before_allocating(capsys):
 def test_llc_poly_goes_through_the_suite_entry(capsys, monkeypatch):
     """llc poly uses run_entry like every other family (no second Newton/parse path);
     the exact value comes from the Newton polyhedron."""
-    import algebra.numeric.suite as suite
+    import algebra.claims.llc_suites as suites
 
     seen = []
-    real = suite.run_entry
-    monkeypatch.setattr(suite, "run_entry", lambda *a, **k: seen.append(a[:2]) or real(*a, **k))
+    real = suites.run_entry
+    monkeypatch.setattr(suites, "run_entry", lambda *a, **k: seen.append(a[:2]) or real(*a, **k))
     main(["llc", "poly", "x^2*y", "y^2", "--fast", "--json"])
     assert seen == [("poly", ("x^2*y", "y^2"))]
     out = json.loads(capsys.readouterr().out)

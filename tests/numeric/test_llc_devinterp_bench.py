@@ -7,7 +7,8 @@ import pathlib
 import numpy as np
 import pytest
 
-from algebra.numeric.suite import SUITE, SuiteEntry
+from algebra.claims.llc_suites import SUITE
+from algebra.numeric.suite import SuiteEntry
 
 SCRIPT = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "llc_devinterp.py"
 
@@ -40,7 +41,7 @@ def test_prepare_writes_data_our_model_reads_back(bench, tmp_path):
 
 def test_prepare_covers_every_suite_family(bench):
     """Every family of the suite has a torch composite spec (the crash the issue reports)."""
-    from algebra.numeric.suite import build_composite
+    from algebra.claims.llc_suites import build_composite
 
     for e in SUITE:
         assert bench._torch_spec(build_composite(e.family, e.args))["kind"] in ("factors", "quadratic", "poly")

@@ -1,4 +1,4 @@
-"""Tests for algebra.numeric.suite (exact values come from algebra.slt.formulas)."""
+"""Tests for algebra.numeric.suite and the suites of algebra.claims.llc_suites (exact values from algebra.slt)."""
 
 import json
 from fractions import Fraction
@@ -6,8 +6,8 @@ from fractions import Fraction
 import pytest
 
 from algebra.numeric.calibration import FAST
-from algebra.numeric.suite import (SUITE, build_model, exact_coefficient, json_rows, run_entry,
-                                   summarize, write_table)
+from algebra.claims.llc_suites import SUITE, build_model, exact_coefficient, run_entry
+from algebra.numeric.suite import json_rows, summarize, write_table
 
 
 def test_suite_covers_the_required_models():
@@ -62,7 +62,7 @@ def test_run_entry_fast_row_and_table():
 
 @pytest.fixture(scope="module")
 def full_suite():
-    from algebra.numeric.suite import run_suite
+    from algebra.claims.llc_suites import run_suite
 
     return run_suite(progress=False)
 
@@ -100,7 +100,7 @@ def test_full_suite_worst_case(full_suite):
 def test_validation_suite_holds_the_attention_and_modular_addition_models():
     """Issue 15: the validation suite has the softmax graph-attention and modular-addition
     teacher-student models, each with an exact value computed at run time."""
-    from algebra.numeric.suite import VALIDATION
+    from algebra.claims.llc_suites import VALIDATION
     from algebra.slt.formulas import query_key
 
     fams = [e.family for e in VALIDATION]
@@ -119,23 +119,24 @@ def test_run_suite_reuses_rows_of_the_same_settings(monkeypatch, tmp_path):
     traces survive the JSON round trip."""
     import numpy as np
 
+    import algebra.claims.llc_suites as L
     import algebra.numeric.suite as S
 
     entries = (S.SuiteEntry("regular", (2, 1)), S.SuiteEntry("rrr", (2, 2, 1, 1)))
-    first = S.run_suite(settings=FAST, entries=entries, progress=False)
+    first = L.run_suite(settings=FAST, entries=entries, progress=False)
     path = tmp_path / "rows.json"
     S.dump_rows(first, path)
     previous = S.load_rows(path)
     assert all(np.array_equal(a["trace"], b["trace"]) for a, b in zip(first, previous))
     calls = []
-    real = S._entry_task
-    monkeypatch.setattr(S, "_entry_task", lambda item: calls.append(item["family"]) or real(item))
-    again = S.run_suite(settings=FAST, entries=entries, progress=False, previous=previous)
+    real = L._entry_task
+    monkeypatch.setattr(L, "_entry_task", lambda item: calls.append(item["family"]) or real(item))
+    again = L.run_suite(settings=FAST, entries=entries, progress=False, previous=previous)
     assert calls == [] and all(r["reused"] for r in again)
     assert [r["estimate"] for r in again] == [r["estimate"] for r in first]
     more = entries + (S.SuiteEntry("regular", (3, 1)),)
-    S.run_suite(settings=FAST, entries=more, progress=False, previous=previous)
+    L.run_suite(settings=FAST, entries=more, progress=False, previous=previous)
     assert calls == ["regular"]
     other = S.CalibrationSettings(**{**FAST.__dict__, "num_draws": FAST.num_draws + 10})
-    S.run_suite(settings=other, entries=entries[:1], progress=False, previous=previous)
+    L.run_suite(settings=other, entries=entries[:1], progress=False, previous=previous)
     assert calls == ["regular", "regular"]  # different settings: not reused

@@ -1,7 +1,8 @@
 """The LLC suite on the shared sweep runner: a two-worker LocalCluster reproduces the serial rows."""
 
 from algebra.numeric.calibration import FAST
-from algebra.numeric.suite import SuiteEntry, run_suite
+from algebra.claims.llc_suites import run_suite
+from algebra.numeric.suite import SuiteEntry
 
 ENTRIES = [SuiteEntry("regular", (2, 1)), SuiteEntry("rrr", (1, 1, 1, 0))]
 

@@ -1,0 +1,173 @@
+"""Claims of the grokking paper (``grokking-basin-selection-llc``): quadratic networks and modular addition.
+
+* :func:`quadratic_claims`: Corollary 4.2 / G.10 (quadratic networks
+  ``(d, p, K)``, assumed non-defective: ``dim = min(K(p+d-1), p d(d+1)/2)``;
+  a certified defect makes the verdict ``hypothesis fails``), Theorem G.1
+  (bias, ``K >= d``: ``(d+1)(d+2)/2``), Theorem G.2 and Example G.4 (bias,
+  ``K < d``: ``K(2d-K+1)/2 + K + 1``);
+* :func:`lambda_claims`: Corollaries 5.3 and 5.4 (learning coefficients of
+  modular addition, on the data-restricted map :func:`modular_addition_map`
+  at small ``p``, ``K``);
+* :func:`defect_claims`: Corollary 4.2 at every defective ``(d, p, K)`` the
+  secant sweep finds, found by computation, not hard-coded.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from algebra.claims import GROKKING
+from algebra.claims.records import DimensionClaim, Hypothesis, LambdaClaim
+from algebra.exact.polynomial import PolynomialField
+from algebra.geometry.secant import sweep_quadratic
+from algebra.grokking.references import DataRestrictedQuadratic
+from algebra.grokking.task import modular_addition
+from algebra.models import PolynomialMap, quadratic_network
+
+__all__ = ["quadratic_claims", "lambda_claims", "defect_claims", "modular_addition_map"]
+
+
+def quadratic_claims(fast: bool) -> list:
+    """Corollary 4.2 / G.10 on a grid (and at the paper's experiment, out of reach), Theorems G.1, G.2, Example G.4.
+
+    Examples
+    --------
+    >>> [c.id for c in quadratic_claims(fast=True)][:2]
+    ['grokking-cor42-d2-p1-K2', 'grokking-cor42-d3-p2-K2']
+    """
+    out = []
+    grid = [(2, 1, 2), (3, 2, 2), (4, 3, 5)] if fast else [
+        (d, p, K) for d in range(2, 7) for p in range(1, 6) for K in range(1, 9)]
+    grid = grid + [(194, 97, 512)]  # the modular-addition experiment (p = 97, x in R^{2p}): out of reach
+    for d, p, K in grid:
+        expected = min(K * (p + d - 1), p * d * (d + 1) // 2)
+        out.append(DimensionClaim(
+            f"grokking-cor42-d{d}-p{p}-K{K}", GROKKING, "Corollary 4.2 / G.10",
+            f"quadratic network (d, p, K) = ({d}, {p}, {K}), assumed non-defective: "
+            "dim = min(K(p+d-1), p d(d+1)/2)",
+            quadratic_network(d, p, K), expected, group="quadratic", assumes_nondefective=True))
+    grid = [(2, 2)] if fast else [(2, 2), (2, 3), (3, 3), (3, 4), (4, 4)]
+    for d, K in grid:
+        out.append(DimensionClaim(
+            f"grokking-thmG1-d{d}-K{K}", GROKKING, "Theorem G.1",
+            f"single-output quadratic network with biases, d={d}, K={K} >= d: (Q, r, s) fill "
+            "Sym_d x R^d x R, dim = (d+1)(d+2)/2",
+            quadratic_network(d, 1, K, bias=True), (d + 1) * (d + 2) // 2, group="quadratic"))
+    grid = [(4, 2)] if fast else [(3, 1), (3, 2), (4, 1), (4, 2), (4, 3), (5, 2), (5, 3)]
+    for d, K in grid:
+        loc = "Example G.4" if (d, K) == (4, 2) else "Theorem G.2"
+        out.append(DimensionClaim(
+            f"grokking-thmG2-d{d}-K{K}", GROKKING, loc,
+            f"single-output quadratic network with biases, d={d}, K={K} < d: dim = K(2d-K+1)/2 + K + 1",
+            quadratic_network(d, 1, K, bias=True), K * (2 * d - K + 1) // 2 + K + 1, group="quadratic"))
+    return out
+
+
+def modular_addition_map(p: int, K: int, *, lazy_seed: int | None = None):
+    """The data-restricted, centred quadratic network of modular addition (grokking paper, Section 5).
+
+    The map is :class:`algebra.grokking.references.DataRestrictedQuadratic` on all
+    ``p^2`` one-hot pairs ``x = e_a + e_{p+b}`` (``d = 2p``): ``(W, V) ->`` the centred
+    predictions ``P_1^perp (X W)^2 V`` (times ``p^2``, which keeps the rank).  With
+    ``lazy_seed`` the first layer ``W`` is frozen at random integers drawn from that
+    seed (the lazy / random-feature regime of Theorem 5.2) and the result is the
+    polynomial map of ``V`` alone.
+
+    Examples
+    --------
+    >>> m = modular_addition_map(2, 1)
+    >>> m.parameter_count, m.n_outputs, m.n_inputs
+    (6, 8, 0)
+    >>> modular_addition_map(2, 3, lazy_seed=0).parameter_count
+    6
+    """
+    task = modular_addition(p, 1.0)
+    model = DataRestrictedQuadratic(p, K, task.a, task.b)
+    if lazy_seed is None:
+        return model
+    W = np.random.default_rng(np.random.SeedSequence(lazy_seed)).integers(-9, 10, size=2 * p * K)
+    F = PolynomialField(p * K)  # the parameters are V only
+    theta = np.concatenate([F.array(W), F.variables()])
+    outputs = np.asarray(model.forward(theta, None, F)).ravel()
+    return PolynomialMap([F.lift(y) for y in outputs], parameters=F.names)
+
+
+def lambda_claims(fast: bool) -> list:
+    """Corollaries 5.3 and 5.4 of the grokking paper for modular addition, at small ``p`` and ``K``.
+
+    * Corollary 5.4 states ``lambda = K(3p - 1)/2`` for the late-stage (Stage II)
+      solution, assuming ``K(d+p-1) < p d(d+1)/2`` (``d = 2p``) and a
+      non-defective architecture ``(d, p, K)``.  Under the paper's own setting
+      (squared loss, data uniform on the finite data set) lambda is half the rank
+      of the data-restricted map :func:`modular_addition_map`.
+    * Corollary 5.3 states ``p(2p-1)/2 <= lambda <= pK/2`` in the lazy regime
+      (``sigma(t) = t^2``, ``2p - 1 < K << p^2``): half the rank of ``V -> P_1^perp F V``
+      at a random frozen first layer.
+
+    The hypotheses are decided by code (arithmetic, or a certified dimension);
+    nothing here stores a computed value.
+
+    Examples
+    --------
+    >>> [c.id for c in lambda_claims(fast=True)]
+    ['grokking-cor54-p2-K2', 'grokking-cor53-p3-K6']
+    """
+    out = []
+    for p, K in [(2, 2)] if fast else [(2, 1), (2, 2), (2, 3), (3, 1), (3, 2), (3, 4)]:
+        d = 2 * p
+        out.append(LambdaClaim(
+            f"grokking-cor54-p{p}-K{K}", GROKKING, "Corollary 5.4",
+            f"modular addition mod p = {p}, width K = {K} (d = 2p = {d}): the Stage-II LLC is lambda = K(3p-1)/2",
+            modular_addition_map(p, K), {"lambda": Fraction(K * (3 * p - 1), 2), "where": "grokking paper, Corollary 5.4"},
+            hypotheses=(
+                Hypothesis(f"subabundant: K(d+p-1) = {K * (d + p - 1)} < p d(d+1)/2 = {p * d * (d + 1) // 2}",
+                           holds=K * (d + p - 1) < p * d * (d + 1) // 2),
+                Hypothesis(f"the architecture (d, p, K) = ({d}, {p}, {K}) is non-defective",
+                           nondefective=quadratic_network(d, p, K)),
+            ),
+            group="lambda", notes={"model": "P_1^perp (X W)^2 V on the p^2 one-hot pairs, W and V free"}))
+    for p, K in [(3, 6)] if fast else [(3, 6), (3, 7), (3, 8), (5, 10), (5, 12)]:
+        out.append(LambdaClaim(
+            f"grokking-cor53-p{p}-K{K}", GROKKING, "Corollary 5.3 (Theorem 5.2)",
+            f"modular addition mod p = {p}, width K = {K}, lazy regime (first layer frozen at random): "
+            "p(2p-1)/2 <= lambda <= pK/2",
+            modular_addition_map(p, K, lazy_seed=1000 * p + K),
+            {"lower": Fraction(p * (2 * p - 1), 2), "upper": Fraction(p * K, 2), "where": "grokking paper, Corollary 5.3"},
+            hypotheses=(Hypothesis(f"2p - 1 = {2 * p - 1} < K = {K} < p^2 = {p * p}", holds=2 * p - 1 < K < p * p),),
+            group="lambda", notes={"model": "P_1^perp F V with F = (X W)^2, W frozen (seed 1000 p + K), V free"}))
+    return out
+
+
+def defect_claims(fast: bool) -> list:
+    """Corollary 4.2 / G.10 at every defective quadratic network the secant sweep finds.
+
+    The corollary assumes ``(d, p, K)`` non-defective: each defective case of
+    the sweep (``d <= 8, p <= 6, K <= 12``; fast: ``d <= 4, p <= 3, K <= 5``)
+    is listed with the claimed (expected) dimension; ``notes`` carry the
+    certified flattening upper bound.
+
+    Examples
+    --------
+    >>> [c.id for c in defect_claims(fast=True)]
+    ['grokking-cor42-d3-p1-K2', 'grokking-cor42-d4-p1-K2', 'grokking-cor42-d4-p1-K3', 'grokking-cor42-d4-p3-K5']
+    """
+    out = []
+    d_max, p_max, k_max = (4, 3, 5) if fast else (8, 6, 12)
+    for r in sweep_quadratic(d_max, p_max, k_max):
+        if not r.defective:
+            continue
+        p, d = r.variety["factors"]
+        K = r.k
+        expected = min(K * (p + d - 1), p * d * (d + 1) // 2)
+        out.append(DimensionClaim(
+            f"grokking-cor42-d{d}-p{p}-K{K}", GROKKING, "Corollary 4.2 / G.10",
+            f"quadratic network (d, p, K) = ({d}, {p}, {K}), assumed non-defective: "
+            "dim = min(K(p+d-1), p d(d+1)/2)",
+            quadratic_network(d, p, K), expected, group="quadratic", assumes_nondefective=True,
+            notes={"found_by": f"secant sweep d<={d_max}, p<={p_max}, K<={k_max}",
+                   "secant_lower_bound": r.lower_bound, "secant_upper_bound": r.upper_bound,
+                   "upper_bound_reason": r.upper_bound_reason,
+                   "reproduce": f"neuroalgebra secant --variety segre-veronese --factors {p},{d} --degrees 1,2 --k {K} --json"}))
+    return out
