@@ -1,5 +1,7 @@
 """Build certificates from the engines' results (the heavy side: search, then write hints).
 
+* :func:`dimension_with_certificate` runs the engine once and writes the certificate of that run
+  (atomically), returning both: the route of ``dim --certificate``.
 * :func:`dimension_certificate` runs :func:`algebra.engine.dimension`
   with a witness and turns its result into a ``dimension`` (or ``defect``)
   certificate: the nonzero minor is the lower bound; the upper bound is the
@@ -43,6 +45,7 @@ from algebra import __version__
 from algebra.certify.canonical import exact, seal
 from algebra.certify.symbolic import sparse_polynomial, symbolic_symmetry_fields
 from algebra.errors import CertificateError, InputError
+from algebra.engine.dimension import DEFAULT_MAX_MEMORY
 from algebra.exact.field import DEFAULT_PRIME
 
 __all__ = [
@@ -50,6 +53,8 @@ __all__ = [
     "Emitted",
     "checker_spec",
     "dimension_certificate",
+    "dimension_with_certificate",
+    "certificate_mode",
     "formula_certificate",
     "interval_certificate",
     "attention_certificate",
@@ -164,6 +169,135 @@ def _self_check(cert: dict) -> str:
         raise CertificateError(f"the emitted certificate does not verify: {exc}") from None
 
 
+# -- dimension certificates ---------------------------------------------------------------------
+# dimension_certificate refuses bad options (_certified_model, _check_reuse), then tries seeds
+# seed, seed + 1, ...: _sealed makes one file (the engine run, the witness blocks of _witness_blocks
+# and _upper_block, the kind and the checker's claim of _claim_kind, the seal); the loop self-checks
+# it, moves to the next seed when it does not verify, and judges the claim (_judge) when it does.
+
+
+@dataclass(frozen=True)
+class _DimensionRequest:
+    """What every attempt of :func:`dimension_certificate` shares: the model, its checker spec, the
+    engine mode, the prime, and the caller's claim and options."""
+
+    model: object
+    spec: dict
+    mode: str
+    prime: int
+    source: dict | None
+    upper: bool
+    witnesses: str
+    claimed: int | None
+    relation: str
+    assumes_nondefective: bool
+
+
+def _certified_model(model, *, witnesses: str, relation: str, prime):
+    """The model the certificate is about (its polynomial map when the checker has no evaluator of the
+    family, e.g. secant maps), after refusing bad options (:class:`InputError`)."""
+    if witnesses not in ("auto", "fields", "equations", "cramer"):
+        raise InputError("witnesses", witnesses, "auto, fields, equations or cramer")
+    if relation not in RELATIONS:
+        raise InputError("relation", relation, "one of ==, >=, <=")
+    if prime is None:
+        raise InputError("prime", prime, "a prime (certificates are checked modulo a prime)")
+    if model.family not in CHECKER_FAMILIES:  # e.g. secant maps: certify their polynomial map
+        model = as_polynomial_map(model)
+    return model
+
+
+def _check_reuse(result, model, mode: str, seed: int, prime: int) -> None:
+    """Refuse an engine run the first attempt cannot reuse: another model, seed, prime or mode, or no witness."""
+    if result is not None and (result.spec != model.spec() or result.seed != seed or result.prime != prime
+                               or result.witness is None or (mode == "sample" and result.mode != "sample")):
+        raise InputError("result", f"a run with mode={result.mode}, seed={result.seed}, prime={result.prime}",
+                         f"a run of this model with mode={mode}, seed={seed}, prime={prime} and witness=True")
+
+
+def _engine_run(req: _DimensionRequest, seed: int, result=None):
+    """The engine run a certificate rests on: ``result`` when given (already checked), else a fresh one
+    in the certificate's mode with its witness minor."""
+    from algebra.engine import dimension
+
+    if result is not None:
+        return result
+    return dimension(req.model, mode=req.mode, seed=seed, prime=req.prime, witness=True)
+
+
+def _witness_blocks(req: _DimensionRequest, res, seed: int) -> tuple:
+    """``(certificate, upper value)``: the unsealed file of run ``res`` -- the point, the lower bound's minor
+    and (``req.upper``) the upper-bound witnesses; the upper value is ``None`` without them."""
+    w = res.witness
+    cert = _header("rank_lower_bound", req.source)
+    cert.update(
+        model=req.spec,
+        seed=seed,
+        point={"prime": str(req.prime), "theta": [str(v) for v in res.theta],
+               "inputs": [[str(v) for v in r] for r in res.inputs]},
+        lower={"rows": list(w.rows), "cols": list(w.cols)},
+    )
+    up_value = None
+    if req.upper:
+        up, up_value = _upper_block(req.model, res, req.witnesses, req.prime)
+        cert["upper"] = up
+    return cert, up_value
+
+
+def _claim_kind(req: _DimensionRequest, cert: dict, lower: int, up_value: int | None) -> tuple:
+    """Set the certificate's ``kind`` and its claim (the checker's rendering); returns ``(kind, expected)``.
+
+    ``rank_lower_bound`` without an upper block; ``rank_upper_bound`` when the upper bound misses the
+    lower one (the minor is then dropped: it is not part of such a file); else ``defect`` when the
+    caller claims more than the proven dimension and the checker derives a larger expected count
+    (``min(ambient, P - symmetries)``), or ``dimension``.
+    """
+    from algebra.checker import kernel
+
+    try:
+        expected = kernel.expected_count(kernel.Model(req.spec))
+    except kernel.Reject:  # no expected count the checker can derive (e.g. c t + c0 without biases): no defect
+        expected = None
+    kind = "rank_lower_bound"
+    if up_value is not None and up_value > lower:
+        kind = "rank_upper_bound"  # proves only the bound: the witness minor is not part of such a file
+        del cert["lower"]
+    elif up_value is not None:
+        # a defect certificate proves "below the expected count", which the checker derives from the spec
+        claimed = req.claimed
+        defect = claimed is not None and claimed > lower and req.relation != "<=" and expected is not None and lower < expected
+        kind = "defect" if defect else "dimension"
+    cert["kind"] = kind
+    value = up_value if kind == "rank_upper_bound" else lower
+    cert["claim"] = kernel.rank_claim(kind, kernel.Model(req.spec), req.spec, value, expected if kind == "defect" else None)
+    return kind, expected
+
+
+def _judge(req: _DimensionRequest, kind: str, lower: int, up_value: int | None, expected) -> tuple:
+    """``(verdict, note)`` of ``dim RELATION claimed``; a proven defect is ``hypothesis fails`` when the
+    claim assumes a non-defective architecture."""
+    verdict, note = verdict_for(req.relation, req.claimed, lower, up_value), ""
+    if verdict == "refuted" and req.assumes_nondefective and kind == "defect":
+        verdict = "hypothesis fails"
+        note = f"hypothesis 'non-defective architecture' is false: dimension {lower} < expected count {expected}"
+    return verdict, note
+
+
+def _sealed(req: _DimensionRequest, seed: int, result=None) -> tuple:
+    """One unchecked certificate at ``seed``: engine run, witness blocks, kind and claim, then the seal.
+
+    Returns
+    -------
+    (certificate, kind, lower, upper, expected) : tuple
+        The sealed file, its kind, the proven bounds (``upper`` None without an upper block) and the
+        checker's expected count (None when it derives none).
+    """
+    res = _engine_run(req, seed, result)
+    cert, up_value = _witness_blocks(req, res, seed)
+    kind, expected = _claim_kind(req, cert, res.lower_bound, up_value)
+    return seal(cert), kind, res.lower_bound, up_value, expected
+
+
 def dimension_certificate(
     model,
     *,
@@ -204,8 +338,8 @@ def dimension_certificate(
         Seeds ``seed, seed + 1, ...`` tried when the point is not generic.
     result : algebra.engine.DimensionResult, optional
         A run of :func:`algebra.engine.dimension` on ``model`` that the first
-        attempt reuses instead of running the engine again (``dim
-        --certificate`` prints and certifies one run).  It must be the run
+        attempt reuses instead of running the engine again
+        (:func:`dimension_with_certificate` passes its one run).  It must be the run
         this function would make: the certificate's mode (:func:`certificate_mode`),
         ``seed``, ``prime`` and ``witness=True``; otherwise :class:`InputError`.
 
@@ -220,65 +354,20 @@ def dimension_certificate(
     >>> e.kind, e.verdict, e.note
     ('defect', 'hypothesis fails', "hypothesis 'non-defective architecture' is false: dimension 5 < expected count 6")
     """
-    from algebra.checker import kernel
-    from algebra.engine import dimension
-
-    if witnesses not in ("auto", "fields", "equations", "cramer"):
-        raise InputError("witnesses", witnesses, "auto, fields, equations or cramer")
-    if relation not in RELATIONS:
-        raise InputError("relation", relation, "one of ==, >=, <=")
-    if prime is None:
-        raise InputError("prime", prime, "a prime (certificates are checked modulo a prime)")
-    if model.family not in CHECKER_FAMILIES:  # e.g. secant maps: certify their polynomial map
-        model = as_polynomial_map(model)
+    model = _certified_model(model, witnesses=witnesses, relation=relation, prime=prime)
     spec = checker_spec(model)
     mode = certificate_mode(model)
-    if result is not None and (result.spec != model.spec() or result.seed != seed or result.prime != prime
-                               or result.witness is None or (mode == "sample" and result.mode != "sample")):
-        raise InputError("result", f"a run with mode={result.mode}, seed={result.seed}, prime={result.prime}",
-                         f"a run of this model with mode={mode}, seed={seed}, prime={prime} and witness=True")
+    _check_reuse(result, model, mode, seed, prime)
+    req = _DimensionRequest(model, spec, mode, prime, source, upper, witnesses, claimed, relation, assumes_nondefective)
     last_error = None
     for attempt in range(attempts):
-        s = seed + attempt
-        res = result if attempt == 0 and result is not None else dimension(model, mode=mode, seed=s, prime=prime, witness=True)
-        lower = res.lower_bound
-        w = res.witness
-        cert = _header("rank_lower_bound", source)
-        cert.update(
-            model=spec,
-            seed=s,
-            point={"prime": str(prime), "theta": [str(v) for v in res.theta], "inputs": [[str(v) for v in r] for r in res.inputs]},
-            lower={"rows": list(w.rows), "cols": list(w.cols)},
-        )
-        up_value = None
-        if upper:
-            up, up_value = _upper_block(model, res, witnesses, prime)
-            cert["upper"] = up
-        try:
-            expected = kernel.expected_count(kernel.Model(spec))
-        except kernel.Reject:  # no expected count the checker can derive (e.g. c t + c0 without biases): no defect
-            expected = None
-        kind = "rank_lower_bound"
-        if up_value is not None and up_value > lower:
-            kind = "rank_upper_bound"  # proves only the bound: the witness minor is not part of such a file
-            del cert["lower"]
-        elif up_value is not None:
-            # a defect certificate proves "below the expected count", which the checker derives from the spec
-            defect = claimed is not None and claimed > lower and relation != "<=" and expected is not None and lower < expected
-            kind = "defect" if defect else "dimension"
-        cert["kind"] = kind
-        value = up_value if kind == "rank_upper_bound" else lower
-        cert["claim"] = kernel.rank_claim(kind, kernel.Model(spec), spec, value, expected if kind == "defect" else None)
-        cert = seal(cert)
+        cert, kind, lower, up_value, expected = _sealed(req, seed + attempt, result if attempt == 0 else None)
         try:
             reason = _self_check(cert)
         except CertificateError as exc:  # a non-generic point: the Cramer identity fails
             last_error = exc
             continue
-        verdict, note = verdict_for(relation, claimed, lower, up_value), ""
-        if verdict == "refuted" and assumes_nondefective and kind == "defect":
-            verdict = "hypothesis fails"
-            note = f"hypothesis 'non-defective architecture' is false: dimension {lower} < expected count {expected}"
+        verdict, note = _judge(req, kind, lower, up_value, expected)
         return Emitted(cert, kind, lower, up_value, verdict, reason, note)
     raise CertificateError(f"no verifying certificate after {attempts} seeds: {last_error}")
 
@@ -725,6 +814,68 @@ def certify_model(model, path, *, seed: int = 0, claimed: int | None = None, rel
         e = dimension_certificate(model, claimed=claimed, relation=relation, seed=seed, prime=prime, upper=False)
         note = f"only the lower bound rank >= {e.lower} is certified (the upper bound did not verify: {exc})"
         return _write(Emitted(e.certificate, e.kind, e.lower, e.upper, e.verdict, e.reason, note), path)
+
+
+def dimension_with_certificate(model, path, *, seed: int = 0, prime: int = DEFAULT_PRIME, claimed: int | None = None,
+                               relation: str = "==", mode: str = "auto", over_q: bool = False, witness: bool = False,
+                               max_memory=DEFAULT_MAX_MEMORY) -> tuple:
+    """Run :func:`algebra.engine.dimension` once and certify that run: ``(result, emitted)``.
+
+    The certificate is written to ``path`` atomically by :func:`certify_model` (a lower-bound-only file
+    when the upper-bound witnesses do not verify).  The engine runs in the certificate's own mode
+    (:func:`certificate_mode`) with its witness minor, so the result printed and the file proved come
+    from one run.  When the caller asks for a run the certificate cannot use -- another ``mode``, or
+    ``over_q`` (the checker replays minors modulo ``prime``) -- the result is that run, and the
+    certificate makes its own at the same seed (two runs).
+
+    Parameters
+    ----------
+    model : algebra.models.Model
+    path : str or pathlib.Path
+        The certificate file.
+    seed, prime : int
+        Seed of the point and inputs; the prime of the certificate (and of the run unless ``over_q``).
+    claimed, relation : int, str, optional
+        ``dim RELATION claimed``, for the verdict.
+    mode : {"auto", "coefficient", "sample"}
+        The engine mode asked for; ``auto`` or the certificate's mode share the run.
+    over_q : bool
+        Take the reported lower bound over Q (a second run; the certificate stays modulo ``prime``).
+    witness : bool
+        Ask for the witness minor in a run that is not shared (a shared run always has it).
+    max_memory : int, str or None
+        The engine's memory limit for the reported run (:func:`algebra.engine.dimension`).
+
+    Returns
+    -------
+    (DimensionResult, Emitted) : tuple
+
+    Raises
+    ------
+    ResourceError
+        When the engine refuses a size (before anything is written).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from algebra.models import MLP
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "d.json"
+    >>> res, e = dimension_with_certificate(MLP((3, 4, 1), "t^2", bias=True), path)
+    >>> res.dimension, res.mode, e.kind, e.lower, path.exists()
+    (10, 'sample', 'dimension', 10, True)
+    """
+    from algebra.engine import dimension
+
+    own = certificate_mode(model)
+    shared = not over_q and mode in ("auto", own)
+    if shared:
+        res = dimension(model, mode=own, seed=seed, prime=prime, witness=True, max_memory=max_memory)
+    else:
+        res = dimension(model, mode=mode, seed=seed, prime=None if over_q else prime, witness=witness,
+                        max_memory=max_memory)
+    emitted = certify_model(model, path, seed=seed, claimed=claimed, relation=relation, prime=prime,
+                            result=res if shared else None)
+    return res, emitted
 
 
 def certify_secant(atom, k: int, path, *, seed: int = 0, claimed: int | None = None) -> Emitted:
