@@ -5,10 +5,11 @@ Modules
 certificates
     Float searches for upper (truncated SVD, representative rows) and lower
     (selection/decoder) approximation-rank constructions on the full matrix,
-    written as ``attention_rank`` certificates that the independent checker
-    re-proves in ball arithmetic (and as ``interval_inequality`` payloads).
+    returned as plain witnesses (:mod:`algebra.certify.attention` seals them
+    into ``attention_rank`` certificates that the independent checker
+    re-proves in ball arithmetic), and ``interval_inequality`` payloads.
 head_certificates
-    The committed all-MiniLM-L6-v2 head certificates: emit, index.
+    The committed all-MiniLM-L6-v2 head certificates: each head's inputs, the index.
 geometry
     Softmax-visible interaction geometry: exact visible dimension, Chebyshev
     radii, the SVD chain ``r_int^SVD`` (Sui & Zhang, Appendices B, C, F).
@@ -22,10 +23,10 @@ training
 
 from algebra.attention_rank.certificates import (
     approximation_rank_certificates,
-    attention_rank_certificate,
+    attention_rank_witness,
     certified_range,
     check_interval_inequality,
 )
 
-__all__ = ["approximation_rank_certificates", "attention_rank_certificate", "certified_range",
+__all__ = ["approximation_rank_certificates", "attention_rank_witness", "certified_range",
            "check_interval_inequality"]

@@ -8,9 +8,10 @@ maximum-row-l1 approximation rank at error ``eps`` is
 
 (Sui & Zhang, *The Approximation Rank of Softmax Attention*, Section 2.1).
 This module searches, in float64, for the finite objects that prove bounds on
-``r_eps(A)`` for the FULL matrix, and writes them into an ``attention_rank``
-certificate (:func:`attention_rank_certificate`) that carries ``Q``, ``K`` and
-``beta`` exactly.  The independent checker (:mod:`algebra.checker.attention`)
+``r_eps(A)`` for the FULL matrix and returns them as plain data
+(:func:`attention_rank_witness`, carrying ``Q``, ``K`` and ``beta`` exactly);
+:func:`algebra.certify.attention.attention_rank_certificate` writes them into
+a sealed ``attention_rank`` certificate.  The independent checker (:mod:`algebra.checker.attention`)
 rebuilds ``A`` in ball arithmetic, re-proves each bound and derives the
 structured claim; the inequalities it checks are:
 
@@ -31,7 +32,7 @@ The older ``interval_inequality`` payload form (straight-line programs, used
 by the catalogue through :func:`approximation_rank_certificates`) is still
 produced, on the full matrix; it is evaluated by the checker's single ball
 evaluator (:func:`check_interval_inequality` calls it).  Its claim is only
-"target < bound": prefer :func:`attention_rank_certificate`, whose claim is
+"target < bound": prefer the ``attention_rank`` certificate, whose claim is
 the rank bound itself.
 """
 
@@ -42,7 +43,6 @@ from typing import Any
 
 import numpy as np
 
-from algebra import __version__
 from algebra.errors import CertificateError, InputError
 
 __all__ = [
@@ -57,6 +57,7 @@ __all__ = [
     "approximation_rank_certificates",
     "upper_rank_float",
     "lower_rank_float",
+    "attention_rank_witness",
     "attention_rank_certificate",
     "certified_range",
     "single_thread_blas",
@@ -298,9 +299,14 @@ def _lower_search(A: np.ndarray, eps: float) -> tuple[list[int], list[int], floa
 # --------------------------------------------------------------------------
 # attention_rank certificates (the claim is the rank bound)
 # --------------------------------------------------------------------------
-def attention_rank_certificate(Q, K, beta, eps, *, bounds: str = "both", lower=None,
-                               source: dict | None = None) -> dict:
-    """A sealed ``attention_rank`` certificate for ``r_eps(softmax_rows(beta Q K^T))``, checked.
+def attention_rank_witness(Q, K, beta, eps, *, bounds: str = "both", lower=None) -> dict:
+    """The finite objects that prove bounds on ``r_eps(softmax_rows(beta Q K^T))``, as plain certificate blocks.
+
+    Returns ``{"eps", "matrix", "approximant"?, "selection"?}``: the exact
+    tolerance (encoded), ``Q``, ``K`` and ``beta`` exactly, the upper
+    approximant and the lower selection/decoder found by the float searches.
+    :func:`algebra.certify.attention.attention_rank_certificate` puts them into
+    an ``attention_rank`` certificate, has the checker derive the claim and seals it.
 
     Parameters
     ----------
@@ -314,35 +320,21 @@ def attention_rank_certificate(Q, K, beta, eps, *, bounds: str = "both", lower=N
         Maximum-row-l1 error in (0, 1); a float is read as its decimal text
         (:func:`exact_eps`).
     bounds : {'both', 'lower', 'upper'}
-        Which bounds to prove (keyword-only).
+        Which bounds to look for (keyword-only).
     lower : (rows, decoder), optional
         A selection/decoder to use instead of the greedy search (a
-        construction's own certificate).
-    source : dict, optional
-        Provenance (model, layer, head, text...), recorded, not checked.
-
-    Returns
-    -------
-    dict
-        The certificate; ``certified_range(cert)`` reads its bounds.
-
-    Raises
-    ------
-    CertificateError
-        If the independent checker refuses it (a given ``lower`` that fails).
+        construction's own witness).
 
     Examples
     --------
-    >>> cert = attention_rank_certificate(np.eye(4), np.eye(4), 6.0, 0.25)
-    >>> cert["claim"]["relation"], cert["claim"]["value"], certified_range(cert)
-    ('==', 4, (4, 4))
-    >>> cert = attention_rank_certificate(np.eye(4), np.eye(4), 0.0, 0.25, bounds="upper")
-    >>> cert["claim"]["text"].split(" for ")[0], cert["approximant"]["method"]
-    ('r_eps(A) <= 1', 'rows')
+    >>> w = attention_rank_witness(np.eye(4), np.eye(4), 0.0, 0.25, bounds="upper")
+    >>> sorted(w), w["eps"], w["approximant"]
+    (['approximant', 'eps', 'matrix'], '1/4', {'method': 'rows', 'assign': [0, 0, 0, 0]})
+    >>> attention_rank_witness(np.eye(2), np.eye(2), 1.0, 0.2, bounds="sideways")
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid bounds='sideways': expected 'both', 'lower' or 'upper'
     """
-    from algebra.checker import Reject, check
-    from algebra.checker.attention import derive_attention_claim
-
     if bounds not in ("both", "lower", "upper"):
         raise InputError("bounds", bounds, "'both', 'lower' or 'upper'")
     e = exact_eps(eps)
@@ -350,26 +342,28 @@ def attention_rank_certificate(Q, K, beta, eps, *, bounds: str = "both", lower=N
     Qf, Kf, beta_f, eps_f = _check_qk(np.array(Q, dtype=np.float64), np.array(K, dtype=np.float64),
                                       float(beta), float(e))
     A = attention_matrix(Qf, Kf, beta_f)
-    m, n = A.shape
-    cert: dict = {"schema_version": 1, "kind": "attention_rank", "tool": {"name": "neuroalgebra", "version": __version__},
-                  "claim": {"eps": encode_number(e)},
-                  "matrix": {"Q": _array(Q if exact_inputs else Qf), "K": _array(K if exact_inputs else Kf),
-                             "beta": encode_number(beta if isinstance(beta, (int, Fraction)) else float(beta))}}
+    out: dict = {"eps": encode_number(e),
+                 "matrix": {"Q": _array(Q if exact_inputs else Qf), "K": _array(K if exact_inputs else Kf),
+                            "beta": encode_number(beta if isinstance(beta, (int, Fraction)) else float(beta))}}
     with single_thread_blas():
         if bounds in ("both", "upper"):
-            cert["approximant"] = _upper_block(A, eps_f * (1.0 - _MARGIN))
+            out["approximant"] = _upper_block(A, eps_f * (1.0 - _MARGIN))
         if bounds in ("both", "lower"):
             rows, dec = lower if lower is not None else _lower_search(A, eps_f)[:2]
-            cert["selection"] = {"rows": [int(i) for i in rows], "decoder": [int(c) for c in dec]}
-    if source:
-        cert["source"] = dict(source)
-    try:
-        cert["claim"] = derive_attention_claim(cert, [])
-    except Reject as exc:
-        raise CertificateError(f"the attention-rank certificate does not verify: {exc}") from None
-    cert = _seal(cert)
-    check(cert)  # the whole file, as a reader will check it
-    return cert
+            out["selection"] = {"rows": [int(i) for i in rows], "decoder": [int(c) for c in dec]}
+    return out
+
+
+def attention_rank_certificate(Q, K, beta, eps, *, bounds: str = "both", lower=None,
+                               source: dict | None = None) -> dict:
+    """Transitional: :func:`algebra.certify.attention.attention_rank_certificate` (certificates are sealed there).
+
+    Kept only while :mod:`algebra.attention_rank.constructions` still seals its
+    own certificates; import it from :mod:`algebra.certify.attention`.
+    """
+    from algebra.certify.attention import attention_rank_certificate as certify
+
+    return certify(Q, K, beta, eps, bounds=bounds, lower=lower, source=source)
 
 
 def _upper_block(A: np.ndarray, target: float) -> dict:
@@ -383,12 +377,6 @@ def _upper_block(A: np.ndarray, target: float) -> dict:
     if k_rep == best:
         return {"method": "rows", "assign": assign.tolist()}
     return {"method": "factors", "L": _array(L), "R": _array(R)}
-
-
-def _seal(cert: dict) -> dict:
-    from algebra.certify.canonical import seal
-
-    return seal(cert)
 
 
 def certified_range(cert: dict) -> tuple:
@@ -554,7 +542,7 @@ def upper_rank_float(Q, K, beta, eps, *, method="svd") -> int:
 
     ``method`` is ``"svd"`` (smallest truncated-SVD rank) or
     ``"representative"`` (greedy representative rows).  Use
-    :func:`attention_rank_certificate` for a checked bound.
+    :func:`algebra.certify.attention.attention_rank_certificate` for a checked bound.
 
     Examples
     --------

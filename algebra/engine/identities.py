@@ -32,7 +32,7 @@ seed reuse one primality proof).  One point gives a failure probability below
 is below ``2^-60``.
 
 Arithmetic modulo ``q`` runs through :class:`ResidueField` (object arrays of
-Python ints, the same interface as :class:`algebra.exact.field.PrimeField`),
+Python ints, an :class:`algebra.exact.field.Field` like :class:`~algebra.exact.field.PrimeField`),
 so every model evaluates its Jacobian there unchanged; matrix products of
 :data:`FLINT_MATMUL_MIN` scalar products or more go through ``flint.fmpz_mat``
 (exact products over Z, then reduced), linear algebra modulo ``q`` through

@@ -1,10 +1,19 @@
-"""Exact array arithmetic over GF(p) and over Q.
+"""The field protocol models evaluate through, and its array fields over GF(p), Q and float64.
 
 Models evaluate their outputs and Jacobians through a *field* object, so one
 implementation serves every route: the fast route (``GF(p)``: ``int64``
 arrays, matrix products done in ``float64`` BLAS in chunks small enough to be
 exact), and the slow exact route over ``Q`` (``object`` arrays of
-:class:`fractions.Fraction`).
+:class:`fractions.Fraction`).  What a field must provide is written down once,
+in :class:`Field`; every field of the package implements it:
+
+======================================  ==========================================
+:class:`PrimeField`                     ``GF(p)``, ``p < 2**21``, ``int64`` arrays
+:class:`RationalField`                  ``Q``, ``object`` arrays of Fractions
+:class:`FloatField`                     float64 (the proof-free peer route)
+:class:`algebra.engine.identities.ResidueField`  ``GF(q)`` for a prime of any size
+:class:`algebra.exact.polynomial.PolynomialField`  ``Q[t0, t1, ...]`` (symbolic evaluation)
+======================================  ==========================================
 
 Why float64 BLAS for GF(p): numpy's integer ``matmul`` does not use BLAS and
 is ~20x slower.  A ``float64`` product of two matrices with entries in
@@ -22,13 +31,15 @@ more likely, never an unsound answer.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from fractions import Fraction
 
 import numpy as np
 
 from algebra.errors import InputError
 
-__all__ = ["DEFAULT_PRIME", "MAX_PRIME", "FloatField", "ModularArithmetic", "NativeField", "PrimeField", "RationalField", "is_prime"]
+__all__ = ["DEFAULT_PRIME", "MAX_PRIME", "Field", "FloatField", "ModularArithmetic", "NativeField", "PrimeField",
+           "RationalField", "is_prime"]
 
 DEFAULT_PRIME = 1048573  # largest prime < 2**20
 MAX_PRIME = 2**21  # keeps float64 BLAS chunks >= 2048 terms and int64 products exact
@@ -65,7 +76,86 @@ def is_prime(n: int) -> bool:
     return True
 
 
-class ModularArithmetic:
+class Field(ABC):
+    """What a model's ``forward``, ``jacobian`` and ``symmetry_fields`` may ask of the field they run over.
+
+    Elements live in numpy arrays (``int64`` residues, ``object`` arrays of
+    Fractions, Python ints or polynomials, or float64); every operation below
+    is elementwise unless it says otherwise, and broadcasts like numpy.
+
+    Attributes
+    ----------
+    name : str
+        ``"GF(p)"``, ``"QQ"``, ``"float64"``, ``"Q[t]"``.
+    p : int or None
+        The characteristic for a prime field, else ``None``.
+    exact_rationals : bool
+        ``True`` when a rational scalar is represented as itself (Q and Q[t]),
+        ``False`` when it is reduced (GF(p)) or rounded (float64).
+
+    A subclass that leaves out an operation cannot be instantiated (the
+    abstract methods), so a field missing ``matmul`` or ``polyval`` fails
+    where it is built, not inside a model.
+
+    Examples
+    --------
+    >>> F = PrimeField(7)
+    >>> isinstance(F, Field), isinstance(RationalField(), Field)
+    (True, True)
+    >>> class Half(Field):
+    ...     name, p, exact_rationals = "half", None, True
+    >>> Half()
+    Traceback (most recent call last):
+    ...
+    TypeError: Can't instantiate abstract class Half with abstract methods add, array, matmul, mul, neg, ones, polyval, scalar, sub, zeros
+    """
+
+    name: str
+    p: int | None
+    exact_rationals: bool
+
+    @abstractmethod
+    def scalar(self, c):
+        """One element: the image of the rational ``c`` (an int, a Fraction, or a text the Fraction constructor reads)."""
+
+    @abstractmethod
+    def array(self, x) -> np.ndarray:
+        """An array of elements from integers, Fractions (or, where the field has them, its own elements)."""
+
+    @abstractmethod
+    def zeros(self, shape) -> np.ndarray:
+        """The array of ``shape`` filled with ``0``."""
+
+    @abstractmethod
+    def ones(self, shape) -> np.ndarray:
+        """The array of ``shape`` filled with ``1``."""
+
+    @abstractmethod
+    def add(self, a, b):
+        """``a + b``."""
+
+    @abstractmethod
+    def sub(self, a, b):
+        """``a - b``."""
+
+    @abstractmethod
+    def neg(self, a):
+        """``-a``."""
+
+    @abstractmethod
+    def mul(self, a, b):
+        """``a * b``."""
+
+    @abstractmethod
+    def matmul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """The matrix product ``a @ b`` (stacked like ``np.matmul``; an empty inner dimension gives zeros)."""
+
+    @abstractmethod
+    def polyval(self, coeffs, z):
+        """``sum coeffs[i] z^i`` entrywise, for rational ``coeffs`` (lowest degree first) and an array ``z``."""
+
+
+class ModularArithmetic(Field):
     """Elementwise ``+ - *`` reduced modulo ``self.p``: shared by :class:`PrimeField` and the engine's large-prime field."""
 
     p: int
@@ -180,7 +270,7 @@ class PrimeField(ModularArithmetic):
         return out
 
 
-class NativeField:
+class NativeField(Field):
     """Shared arithmetic for fields whose array elements support ``+ - *`` natively.
 
     Subclasses define :meth:`scalar` (one element) and :meth:`array`; ``zeros``
@@ -189,9 +279,6 @@ class NativeField:
 
     exact_rationals = True
     p = None
-
-    def scalar(self, c):  # pragma: no cover - every subclass overrides it
-        raise TypeError(f"{type(self).__name__} must define scalar()")
 
     def full(self, shape, c) -> np.ndarray:
         out = np.empty(shape, dtype=object)

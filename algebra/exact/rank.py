@@ -55,6 +55,7 @@ from algebra.exact.elimination import (
     residues_mod_p,
     rref_pivot_columns,
 )
+from algebra.exact.rational import rank_q
 
 __all__ = [
     "FLINT_MAX_ENTRIES",
@@ -347,24 +348,14 @@ def sketched_rank_mod_p(J, p: int, *, expected_rank: int | None = None, oversamp
 
 
 def rank_over_q(J: np.ndarray) -> int:
-    """Exact rank over Q of a matrix of ints or Fractions (python-flint ``fmpq_mat``).
+    """Exact rank over Q of a matrix of ints or Fractions (:func:`algebra.exact.rational.rank_q`, ``fmpq_mat``).
 
     Examples
     --------
     >>> rank_over_q(np.array([[Fraction(1, 2), 1], [1, 2]], dtype=object))
     1
     """
-    import flint
-
-    J = np.asarray(J)
-    m, n = J.shape
-    if m == 0 or n == 0:
-        return 0
-    flat = []
-    for v in J.ravel():
-        f = Fraction(v) if not isinstance(v, (int, np.integer)) else Fraction(int(v))
-        flat.append(flint.fmpq(f.numerator, f.denominator))
-    return int(flint.fmpq_mat(m, n, flat).rank())
+    return rank_q(J)
 
 
 def rank_float(J: np.ndarray, *, rtol: float | None = None) -> int:

@@ -50,6 +50,7 @@ import numpy as np
 from algebra.engine import MAX_JACOBIAN_ENTRIES
 from algebra.errors import InputError, ResourceError
 from algebra.exact.field import DEFAULT_PRIME, PrimeField
+from algebra.exact.polynomial import Polynomial, PolynomialField, symbolic_forward
 from algebra.exact.rank import rank_mod_p
 from algebra.geometry.proximity import DIMENSION_KEYS, _rng, certified_dimension, check_submodel
 from algebra.models.base import monomial_count
@@ -72,7 +73,7 @@ __all__ = [
     "linear_cnn_table",
     "polynomial_map",
     "differential_map",
-    "judge_subnetwork",
+    "subnetwork_evidence",
 ]
 
 NO_BIAS = "no proximity bias (rank of the differential at a random point of F')"
@@ -455,26 +456,6 @@ def write_cnn_sweep(rows: list, csv_path, md_path, *, command: str = "") -> dict
 # -- polynomial maps for the certificate catalogue -------------------------------------------------
 
 
-def _polynomial_arrays(nvars: int):
-    """Object arrays of polynomials in ``t0..t{nvars-1}`` with the full field interface (matmul, polyval)."""
-    from algebra.certify.symbolic import PolynomialField
-
-    class PolynomialArrays(PolynomialField):
-        def matmul(self, a, b):
-            if a.shape[-1] == 0:
-                return self.zeros(a.shape[:-1] + b.shape[-1:])
-            return np.matmul(a, b)
-
-        def polyval(self, coeffs, z):
-            cs = [self.scalar(c) for c in coeffs]
-            out = self.full(np.shape(z), coeffs[-1])
-            for c in reversed(cs[:-1]):
-                out = out * z + c
-            return out
-
-    return PolynomialArrays(nvars)
-
-
 def polynomial_map(model: CNN):
     """The CNN's outputs as explicit polynomials in ``(theta, x)`` (a :class:`~algebra.models.PolynomialMap`).
 
@@ -489,11 +470,8 @@ def polynomial_map(model: CNN):
     """
     from algebra.models.polymap import PolynomialMap
 
-    P, N = model.parameter_count, model.n_inputs
-    F = _polynomial_arrays(P + N)
-    v = F.variables()
-    out = model.forward(v[:P], v[P:].reshape(1, N), F)[0]
-    return PolynomialMap(list(out), parameters=F.names[:P], inputs=F.names[P:])
+    outputs, parameters, inputs = symbolic_forward(model)
+    return PolynomialMap(outputs, parameters=parameters, inputs=inputs)
 
 
 def differential_map(model: CNN, theta):
@@ -510,10 +488,9 @@ def differential_map(model: CNN, theta):
     (4, 3, '4*t3*t5^2 + 12*t3*t5*t6 + 9*t3*t6^2')
     """
     from algebra.models.polymap import PolynomialMap
-    from algebra.models.polynomial import Polynomial
 
     P, N = model.parameter_count, model.n_inputs
-    F = _polynomial_arrays(N)
+    F = PolynomialField(N)
     J = model.jacobian(np.asarray(theta, dtype=np.int64), F.variables().reshape(1, N), F)  # (n_out, P) in x
     names = tuple(f"t{i}" for i in range(P + N))
     polys = []
@@ -526,34 +503,22 @@ def differential_map(model: CNN, theta):
     return PolynomialMap(polys, parameters=names[:P], inputs=names[P:])
 
 
-def judge_subnetwork(claim: SubnetworkClaim, *, seed: int = 0, source: dict | None = None) -> tuple:
-    """``(Emitted, index fields)`` of a :class:`SubnetworkClaim`.
+def subnetwork_evidence(model: CNN, inactive: dict, *, seed: int = 0) -> dict:
+    """The sweep's own (uncertified) verdict on one subnetwork, as plain data for its certificate's index entry.
 
-    The verdict is the certificate's: ``confirmed`` when the checker derives
-    ``rank d phi >= r > b >= dim F'``, ``out of reach`` otherwise.  The sweep's
-    own verdict for the case (:func:`cnn_proximity` at another random point of
-    ``F'``: ``no proximity bias``, ``proximity bias`` by Proposition 2.4, or
-    ``undecided``) is recorded next to it (``engine_verdict``, uncertified) and
-    repeated in the note when the certificate does not confirm the claim.
+    :func:`cnn_proximity` at a random point of ``F'``: ``no proximity bias``,
+    ``proximity bias`` by Proposition 2.4, or ``undecided``, with the
+    intervals it rests on.  :func:`algebra.certify.subnetwork.judge_subnetwork`
+    records it next to the certificate (``engine_verdict``) and repeats it in
+    the note when the certificate does not confirm the claim.
 
     Examples
     --------
-    >>> c = [c for c in cnn_claims(fast=True) if isinstance(c, SubnetworkClaim)][0]
-    >>> e, fields = judge_subnetwork(c)
-    >>> e.verdict, fields["proven"], fields["engine_verdict"] == NO_BIAS
-    ('confirmed', "rank d phi >= 7 at theta' > 4 >= dim F'", True)
+    >>> e = subnetwork_evidence(CNN(4, [2], channels=(1, 2), activations="t^2", dense=1), {1: [0]})
+    >>> e["verdict"] == NO_BIAS, e["text"][-45:]
+    (True, "dim F' = 4, rank at a random point of F' = 7)")
     """
-    from algebra.certify.emit import Emitted, subnetwork_certificate
-
-    e = subnetwork_certificate(claim.model, claim.theta, claim.inactive, seed=seed, source=source)
-    b = e.certificate["claim"]["subnetwork"]["dimension_at_most"]
-    r = cnn_proximity(claim.model, claim.inactive, seed=seed)
-    engine = f"{r.verdict} (dim F = {_bounds(r.dim_full)}, dim F' = {_bounds(r.dim_sub)}, rank at a random point " \
-             f"of F' = {r.rank})"
-    fields = {"says": "rank d phi > dim F' at a generic point of F' (no proximity bias)", "proven_lower": e.lower,
-              "proven": f"rank d phi >= {e.lower} at theta' {'>' if e.lower > b else '<='} {b} >= dim F'",
-              "engine_verdict": r.verdict}
-    if e.verdict != "confirmed":
-        note = f"{e.note}; the sweep's verdict (not certified here): {engine}"
-        e = Emitted(e.certificate, e.kind, e.lower, e.upper, e.verdict, e.reason, note)
-    return e, fields
+    r = cnn_proximity(model, inactive, seed=seed)
+    text = f"{r.verdict} (dim F = {_bounds(r.dim_full)}, dim F' = {_bounds(r.dim_sub)}, rank at a random point " \
+           f"of F' = {r.rank})"
+    return {"verdict": r.verdict, "text": text}

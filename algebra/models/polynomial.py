@@ -17,213 +17,37 @@ Exponents are limited to :data:`MAX_EXPONENT` and the number of terms to
 
 A polynomial is represented as a ``dict`` mapping exponent tuples to
 :class:`fractions.Fraction` coefficients, over an explicit tuple of variable
-names (class :class:`Polynomial`).
+names (class :class:`~algebra.exact.polynomial.Polynomial`, which lives in
+:mod:`algebra.exact.polynomial` with the polynomial field and is re-exported
+here).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from fractions import Fraction
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable
 
 from algebra.errors import InputError
+from algebra.exact.polynomial import MAX_TERMS, Polynomial
 
 __all__ = [
     "MAX_EXPONENT",
     "MAX_TERMS",
     "MAX_TEXT",
     "Polynomial",
+    "parse_generators",
     "parse_polynomial",
     "parse_univariate",
 ]
 
 MAX_EXPONENT = 64
-MAX_TERMS = 20_000
 MAX_TEXT = 100_000
 MAX_DEPTH = 100
 
 _TOKEN = re.compile(
     r"\s*(?:(?P<num>\d+(?:\.\d+)?)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<op>\*\*|[-+*/^()]))"
 )
-
-
-@dataclass(frozen=True)
-class Polynomial:
-    """A sparse multivariate polynomial with rational coefficients.
-
-    Parameters
-    ----------
-    variables : tuple of str
-        Variable names, in the order of the exponent tuples.
-    terms : dict
-        ``{exponents: Fraction}`` with no zero coefficients.
-
-    Examples
-    --------
-    >>> p = parse_polynomial("x^2 - 2*x*y + 1/2", variables=("x", "y"))
-    >>> p.degree
-    2
-    >>> p.evaluate({"x": 3, "y": 1})
-    Fraction(7, 2)
-    >>> p.derivative("x").to_text()
-    '2*x - 2*y'
-    """
-
-    variables: tuple
-    terms: Mapping
-
-    # -- construction -------------------------------------------------------
-    @classmethod
-    def constant(cls, c, variables: Sequence[str]) -> "Polynomial":
-        c = Fraction(c)
-        n = len(variables)
-        return cls(tuple(variables), {(0,) * n: c} if c else {})
-
-    @classmethod
-    def variable(cls, name: str, variables: Sequence[str]) -> "Polynomial":
-        variables = tuple(variables)
-        e = tuple(1 if v == name else 0 for v in variables)
-        return cls(variables, {e: Fraction(1)})
-
-    # -- arithmetic ---------------------------------------------------------
-    def _check(self, other: "Polynomial") -> None:
-        if self.variables != other.variables:
-            raise ValueError("polynomials over different variables")
-
-    def __add__(self, other: "Polynomial") -> "Polynomial":
-        self._check(other)
-        out = dict(self.terms)
-        for e, c in other.terms.items():
-            s = out.get(e, 0) + c
-            if s:
-                out[e] = s
-            else:
-                out.pop(e, None)
-        return Polynomial(self.variables, out)
-
-    def __neg__(self) -> "Polynomial":
-        return Polynomial(self.variables, {e: -c for e, c in self.terms.items()})
-
-    def __sub__(self, other: "Polynomial") -> "Polynomial":
-        return self + (-other)
-
-    def __mul__(self, other: "Polynomial") -> "Polynomial":
-        self._check(other)
-        out: dict = {}
-        for e1, c1 in self.terms.items():
-            for e2, c2 in other.terms.items():
-                e = tuple(a + b for a, b in zip(e1, e2))
-                s = out.get(e, 0) + c1 * c2
-                if s:
-                    out[e] = s
-                else:
-                    out.pop(e, None)
-            if len(out) > MAX_TERMS:
-                raise InputError("polynomial", "(product)", f"at most {MAX_TERMS} terms")
-        return Polynomial(self.variables, out)
-
-    def scale(self, c) -> "Polynomial":
-        c = Fraction(c)
-        if not c:
-            return Polynomial(self.variables, {})
-        return Polynomial(self.variables, {e: c * v for e, v in self.terms.items()})
-
-    def __pow__(self, k: int) -> "Polynomial":
-        result = Polynomial.constant(1, self.variables)
-        for _ in range(k):
-            result = result * self
-        return result
-
-    # -- queries ------------------------------------------------------------
-    @property
-    def degree(self) -> int:
-        """Total degree (``-1`` for the zero polynomial)."""
-        return max((sum(e) for e in self.terms), default=-1)
-
-    @property
-    def is_zero(self) -> bool:
-        return not self.terms
-
-    def is_constant(self) -> bool:
-        return all(sum(e) == 0 for e in self.terms)
-
-    def derivative(self, name: str) -> "Polynomial":
-        i = self.variables.index(name)
-        out = {}
-        for e, c in self.terms.items():
-            if e[i]:
-                f = list(e)
-                f[i] -= 1
-                out[tuple(f)] = c * e[i]
-        return Polynomial(self.variables, out)
-
-    def evaluate(self, values: Mapping[str, object]) -> Fraction:
-        """Exact value at a point given as ``{name: number}``."""
-        point = [Fraction(values[v]) for v in self.variables]
-        total = Fraction(0)
-        for e, c in self.terms.items():
-            term = c
-            for x, k in zip(point, e):
-                if k:
-                    term *= x**k
-            total += term
-        return total
-
-    def evaluate_mod(self, values: Sequence[int], p: int) -> int:
-        """Value modulo the prime ``p`` at an integer point (ordered as ``variables``)."""
-        total = 0
-        for e, c in self.terms.items():
-            term = c.numerator * pow(c.denominator, -1, p)
-            for x, k in zip(values, e):
-                if k:
-                    term = term * pow(x, k, p) % p
-            total += term
-        return total % p
-
-    def coefficients_univariate(self) -> list:
-        """Coefficient list ``[c0, c1, ...]`` of a univariate polynomial."""
-        if len(self.variables) != 1:
-            raise ValueError("not univariate")
-        deg = max(self.degree, 0)
-        coeffs = [Fraction(0)] * (deg + 1)
-        for (k,), c in self.terms.items():
-            coeffs[k] = c
-        return coeffs
-
-    def to_text(self) -> str:
-        """Canonical text form (re-parses to the same polynomial)."""
-        if not self.terms:
-            return "0"
-        parts = []
-        for e in sorted(self.terms, key=lambda e: (-sum(e), tuple(-k for k in e))):
-            c = self.terms[e]
-            mono = "*".join(
-                (v if k == 1 else f"{v}^{k}") for v, k in zip(self.variables, e) if k
-            )
-            mag = abs(c)
-            if mono and mag == 1:
-                body = mono
-            elif mono:
-                body = f"{_fraction_text(mag)}*{mono}"
-            else:
-                body = _fraction_text(mag)
-            sign = "-" if c < 0 else "+"
-            parts.append((sign, body))
-        first_sign, first = parts[0]
-        text = ("-" if first_sign == "-" else "") + first
-        for sign, body in parts[1:]:
-            text += f" {sign} {body}"
-        return text
-
-    def to_json(self) -> list:
-        """Canonical JSON form: sorted list of ``[exponents, "p/q"]`` pairs."""
-        return [[list(e), _fraction_text(c)] for e, c in sorted(self.terms.items())]
-
-
-def _fraction_text(c: Fraction) -> str:
-    c = Fraction(c)
-    return str(c.numerator) if c.denominator == 1 else f"{c.numerator}/{c.denominator}"
 
 
 class _Parser:
@@ -454,3 +278,37 @@ def parse_univariate(text: str, *, variable: str = "t", argument: str = "--activ
     if poly.degree < 1:
         raise InputError(argument, text, f"a non-constant polynomial in {variable}")
     return poly.coefficients_univariate()
+
+
+def parse_generators(texts, variables_text: str | None = None) -> tuple:
+    """Generator polynomials given as text (command lines, suite entries), over one variable order.
+
+    The one parser for generator lists (``rlct ideal``, ``llc poly`` and the
+    ``poly`` entries of :mod:`algebra.numeric.suite`).  ``variables_text``
+    (``--variables``, e.g. ``"x,y"``) fixes the order; by default the
+    variables that occur, sorted.
+
+    Returns
+    -------
+    (list of Polynomial, tuple of str)
+
+    Examples
+    --------
+    >>> gens, names = parse_generators(["x^2*y", "y^2"])
+    >>> [g.to_text() for g in gens], names
+    (['x^2*y', 'y^2'], ('x', 'y'))
+    >>> parse_generators(["x*y"], "x")
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid generator 1='x*y': expected a polynomial in the variables x (got 'y')
+    """
+    texts = list(texts)
+    if variables_text:
+        variables = tuple(v.strip() for v in variables_text.split(","))
+    else:
+        names = set()
+        for i, text in enumerate(texts):
+            names |= set(parse_polynomial(text, argument=f"generator {i + 1}").variables)
+        variables = tuple(sorted(names))
+    gens = [parse_polynomial(t, variables, argument=f"generator {i + 1}") for i, t in enumerate(texts)]
+    return gens, variables

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from algebra.attention_rank import certificates as C
+from algebra.certify.attention import attention_rank_certificate
 from algebra.certify.canonical import seal
 from algebra.checker import Reject, check
 from algebra.checker.attention import exact_number, matrix_digest, render_attention_claim
@@ -41,7 +42,7 @@ def _refused(cert, fragment=""):
 def test_routes_agree(name):
     Q, K, beta, eps = CASES[name]
     out = C.approximation_rank_certificates(Q, K, beta, eps)
-    cert = C.attention_rank_certificate(Q, K, beta, eps)
+    cert = attention_rank_certificate(Q, K, beta, eps)
     lo, hi = C.certified_range(cert)
     m, n = Q.shape[0], K.shape[0]
     # the payload route and the certificate route prove the same bounds
@@ -70,7 +71,7 @@ def test_lower_bound_is_not_beaten_by_any_construction(name):
     """A proven r_eps >= lo means no rank < lo matrix is within eps: none of our upper
     constructions (truncated SVD at every k, representative rows) may get there."""
     Q, K, beta, eps = CASES[name]
-    lo, _ = C.certified_range(C.attention_rank_certificate(Q, K, beta, eps))
+    lo, _ = C.certified_range(attention_rank_certificate(Q, K, beta, eps))
     A = C.attention_matrix(Q, K, beta)
     U, s, Vt = np.linalg.svd(A, full_matrices=False)
     for k in range(lo):
@@ -80,9 +81,9 @@ def test_lower_bound_is_not_beaten_by_any_construction(name):
 
 def test_known_exact_values():
     # sharp identity: r_eps = n exactly; beta = 0: every row uniform, r_eps = 1
-    assert C.certified_range(C.attention_rank_certificate(np.eye(6), np.eye(6), 8.0, 0.25)) == (6, 6)
+    assert C.certified_range(attention_rank_certificate(np.eye(6), np.eye(6), 8.0, 0.25)) == (6, 6)
     Q, K, beta, eps = CASES["uniform_beta0"]
-    cert = C.attention_rank_certificate(Q, K, beta, eps)
+    cert = attention_rank_certificate(Q, K, beta, eps)
     assert C.certified_range(cert) == (1, 1) and cert["approximant"]["method"] == "rows"
     assert cert["claim"]["eps"] == "3/20"  # the decimal the user typed, not binary64 0.15
 
@@ -98,7 +99,7 @@ def test_keys_beyond_128_are_not_truncated():
     Q = np.zeros((8, d))
     Q[:, 0] = 1.0
     Q[:, 1:] = 2.0 * np.eye(8)[:, :d - 1]  # peaked on different early keys if the last two are dropped
-    cert = C.attention_rank_certificate(Q, K, 1.0, 0.25)
+    cert = attention_rank_certificate(Q, K, 1.0, 0.25)
     assert C.certified_range(cert) == (1, 1)
     assert cert["claim"]["matrix"]["shape"] == [8, 130]
     A = C.attention_matrix(Q, K, 1.0)
@@ -108,7 +109,7 @@ def test_keys_beyond_128_are_not_truncated():
 def test_zeroed_queries_cannot_keep_an_identity_lower_bound():
     """Issue 11: a lower certificate of softmax(6 I) with Q zeroed (true r_eps = 1) must fail,
     even with the claim's matrix digest updated and the file re-sealed."""
-    cert = C.attention_rank_certificate(np.eye(5), np.eye(5), 6.0, 0.25)
+    cert = attention_rank_certificate(np.eye(5), np.eye(5), 6.0, 0.25)
     assert C.certified_range(cert) == (5, 5)
     bad = copy.deepcopy(cert)
     bad["matrix"]["Q"]["data"] = ["0"] * 25
@@ -137,7 +138,7 @@ def test_zeroed_queries_cannot_keep_an_identity_lower_bound():
 def test_resealed_forgeries_are_refused(mutation, fragment):
     """Each mutation changes what the file says; re-sealing the hash does not help."""
     Q, K, beta, eps = CASES["random_peaked"]
-    cert = C.attention_rank_certificate(Q, K, beta, eps)
+    cert = attention_rank_certificate(Q, K, beta, eps)
     lo, hi = C.certified_range(cert)
     assert cert["claim"]["relation"] == "in" and lo >= 2
     bad = copy.deepcopy(cert)
@@ -148,7 +149,7 @@ def test_resealed_forgeries_are_refused(mutation, fragment):
 
 def test_weaker_true_claim_is_still_refused():
     """The claim must be the derived one: a true but weaker value is a different claim."""
-    cert = C.attention_rank_certificate(np.eye(6), np.eye(6), 8.0, 0.25)
+    cert = attention_rank_certificate(np.eye(6), np.eye(6), 8.0, 0.25)
     bad = copy.deepcopy(cert)
     bad["claim"]["value"] = 5
     bad["claim"]["relation"] = ">="
@@ -158,7 +159,7 @@ def test_weaker_true_claim_is_still_refused():
 
 def test_upper_factor_tampering_is_refused():
     Q, K = _random_case(3, 16, 16, 3, 2.0)
-    cert = C.attention_rank_certificate(Q, K, 3.0, 0.35)
+    cert = attention_rank_certificate(Q, K, 3.0, 0.35)
     assert cert["approximant"]["method"] == "factors"
     bad = copy.deepcopy(cert)
     bad["approximant"]["L"]["data"][0] = "7"
@@ -167,7 +168,7 @@ def test_upper_factor_tampering_is_refused():
 
 def test_explicit_lower_that_fails_raises():
     with pytest.raises(CertificateError):
-        C.attention_rank_certificate(np.eye(4), np.eye(4), 0.0, 0.25, bounds="lower",
+        attention_rank_certificate(np.eye(4), np.eye(4), 0.0, 0.25, bounds="lower",
                                      lower=([0, 1], [0, 1, 0, 1]))
 
 
@@ -188,9 +189,9 @@ def test_bad_input(bad):
     with pytest.raises(InputError):
         C.approximation_rank_certificates(**bad)
     with pytest.raises(InputError):
-        C.attention_rank_certificate(**bad)
+        attention_rank_certificate(**bad)
     with pytest.raises(InputError):
-        C.attention_rank_certificate(np.eye(2), np.eye(2), 1.0, 0.2, bounds="sideways")
+        attention_rank_certificate(np.eye(2), np.eye(2), 1.0, 0.2, bounds="sideways")
 
 
 def test_payloads_are_on_the_full_matrix():
@@ -227,7 +228,7 @@ def test_certificates_match_the_project_schema():
     from algebra.certify.schema import validate
 
     for Q, K, beta, eps in CASES.values():
-        cert = C.attention_rank_certificate(Q, K, beta, eps)
+        cert = attention_rank_certificate(Q, K, beta, eps)
         assert validate(cert) is None  # raises CertificateError on a mismatch
         broken = {k: v for k, v in cert.items() if k != "matrix"}  # the kind requires the matrix it is about
         with pytest.raises(CertificateError, match="schema"):

@@ -7,6 +7,7 @@ import pytest
 
 from algebra.attention_rank import head_certificates as HC
 from algebra.attention_rank import heads as H
+from algebra.certify import attention as CA
 
 
 def test_committed_directory_is_indexed_and_verifies():
@@ -41,7 +42,7 @@ def model_dir():
 
 def test_head_certificates_match_the_float_table(model_dir, tmp_path):
     """The certified bounds are those the float search predicts (same constructions, full matrix)."""
-    entries = HC.emit_head_certificates(tmp_path, layers=[2], heads=[0, 7])
+    entries = CA.emit_head_certificates(tmp_path, layers=[2], heads=[0, 7])
     t = H.head_table(64, multipliers=(1.0,), eps_list=(0.25,), layers=[2], heads=[0, 7])
     for e, h in zip(entries, t["heads"]):
         s = h["settings"][0]

