@@ -104,10 +104,10 @@ class Field(ABC):
     (True, True)
     >>> class Half(Field):
     ...     name, p, exact_rationals = "half", None, True
-    >>> Half()
+    >>> Half()  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    TypeError: Can't instantiate abstract class Half with abstract methods add, array, matmul, mul, neg, ones, polyval, scalar, sub, zeros
+    TypeError: Can't instantiate abstract class Half ...
     """
 
     name: str
