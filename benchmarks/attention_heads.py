@@ -11,7 +11,7 @@ Routes, back to back:
 * **extract (peer)** -- the package's own inference path (sentence-transformers
   / transformers on torch, float32, eager attention), when installed; also the
   max deviation of the attention probabilities from ours.
-* **emit** -- :func:`algebra.attention_rank.head_certificates.emit_head_certificates`
+* **emit** -- :func:`algebra.certify.attention.emit_head_certificates`
   into a temporary directory (float search + the checker's self-check per head),
   then a byte comparison with the committed files.
 * **check** -- ``python -m algebra.checker certificates/attention`` in a fresh
@@ -103,7 +103,8 @@ def _softmax_balls_vs_mpmath(cert: dict) -> dict:
 
 
 def run(length: int, multiplier: float, eps: float) -> dict:
-    from algebra.attention_rank.head_certificates import committed_directory, emit_head_certificates
+    from algebra.attention_rank.head_certificates import committed_directory
+    from algebra.certify.attention import emit_head_certificates
     from algebra.attention_rank.heads import extract_heads, load_bert
 
     committed = committed_directory()

@@ -41,8 +41,6 @@ import numpy as np
 
 from algebra.errors import InputError
 from algebra.attention_rank.certificates import (
-    attention_rank_certificate,
-    certified_range,
     check_interval_inequality,
     encode_number,
     eps_bounds,
@@ -52,7 +50,7 @@ __all__ = [
     "uniform_cell_payload",
     "cell_width",
     "sphere_construction",
-    "sphere_certificate",
+    "sphere_instance",
     "rational_sphere_points",
     "ball_construction",
     "interaction_construction",
@@ -223,26 +221,25 @@ def rational_sphere_points(X, *, denominator: int = 2**20) -> list[list[Fraction
     return out
 
 
-def sphere_certificate(d: int, beta: float, eps: float, *, seed: int = 0, max_M: int = 48) -> dict:
-    """Checked lower certificate ``r_eps >= M`` on exact rational sphere points (``Q = K = P``).
+def sphere_instance(d: int, beta: float, eps: float, *, seed: int = 0, max_M: int = 48) -> dict:
+    """The inputs of a lower certificate ``r_eps >= M`` on exact rational sphere points (``Q = K = P``).
 
-    Uses at most ``max_M`` centres of :func:`sphere_construction` (a subset of
-    a valid centre set is valid), moved to exact rational points of the
-    sphere; selection = all rows, decoder = identity, so the checker proves
-    ``||A - I||_inf + eps < 1`` for the ``M x M`` matrix it rebuilds.
+    Uses at most ``max_M`` centres of :func:`sphere_construction` (a subset of a valid centre set is valid),
+    moved to exact rational points of the sphere; selection = all rows, decoder = identity, so a checker can
+    prove ``||A - I||_inf + eps < 1`` for the ``M x M`` matrix it rebuilds.  The certificate is
+    :func:`algebra.certify.attention.sphere_certificate` (``certify`` seals every certificate).
 
     Examples
     --------
-    >>> out = sphere_certificate(2, 400.0, 0.25, max_M=12)
-    >>> out["M"], certified_range(out["certificate"])
-    (12, (12, None))
+    >>> out = sphere_instance(2, 400.0, 0.25, max_M=12)
+    >>> out["M"], out["lower"] == (list(range(12)), list(range(12)))
+    (12, True)
     """
     out = sphere_construction(d, beta, eps, seed=seed)
     P = rational_sphere_points(out["points"][:max_M])
     M = len(P)
-    cert = attention_rank_certificate(P, P, float(beta), eps, bounds="lower", lower=(range(M), range(M)),
-                                      source={"construction": "sphere (Appendix D)", "d": d, "seed": seed})
-    return {"M": M, "certificate": cert, "d": d, "beta": beta, "eps": eps, "seed": seed}
+    return {"M": M, "Q": P, "K": P, "lower": (list(range(M)), list(range(M))), "d": d, "beta": beta, "eps": eps,
+            "seed": seed, "source": {"construction": "sphere (Appendix D)", "d": d, "seed": seed}}
 
 
 # --------------------------------------------------------------------------
@@ -312,16 +309,16 @@ def interaction_instance(r: int, s: int, eps: float) -> dict:
 
     Returns ``Q``, ``K`` (lists of Fractions; queries padded to ``N`` rows with the
     centre message ``q_0``),
-    ``sel`` (message rows), ``dec`` (decoder: key -> message), ``M``, and the
+    ``sel`` (message rows), ``dec`` (decoder: key -> message), ``M``: the inputs of the
     checked ``attention_rank`` certificate ``r_eps >= M`` for the ``M x N``
     matrix of the message rows (a lower bound for a row subset is one for the
-    padded square matrix).
+    padded square matrix), which :func:`algebra.certify.attention.interaction_certificate` seals.
 
     Examples
     --------
     >>> inst = interaction_instance(1, 14, 0.25)
-    >>> inst["M"], len(inst["K"]), certified_range(inst["certificate"])
-    (3, 15, (3, None))
+    >>> inst["M"], len(inst["K"]), len(inst["dec"])
+    (3, 15, 15)
     """
     _check_eps(eps)
     beta = s * s
@@ -341,10 +338,8 @@ def interaction_instance(r: int, s: int, eps: float) -> dict:
         v = np.clip(np.floor(u / L + 0.5).astype(int), -vmax, vmax)
         dec.append(int(np.ravel_multi_index(tuple(v + vmax), (2 * vmax + 1,) * r)))
     sel = list(range(M))
-    cert = attention_rank_certificate(msgs, K, beta, eps, bounds="lower", lower=(sel, dec),
-                                      source={"construction": "interaction exponent (Theorem E.3)", "r": r})
-    return {"r": r, "beta": beta, "Q": Q, "K": K, "sel": sel, "dec": dec, "M": M, "L": L,
-            "certificate": cert}
+    return {"r": r, "beta": beta, "eps": eps, "Q": Q, "K": K, "messages": msgs, "sel": sel, "dec": dec, "M": M,
+            "L": L, "source": {"construction": "interaction exponent (Theorem E.3)", "r": r}}
 
 
 # --------------------------------------------------------------------------
@@ -412,7 +407,7 @@ def slope_table(eps: float = 0.25, *, seed: int = 0, fast: bool = False, progres
         rows.append({"construction": "sphere", "d": d, "theory": THEORY["sphere"](d),
                      "beta": betas.tolist(), "M": Ms, "seeds": seeds,
                      "evidence": "float64 energy condition (D.3) with 10% slack (not a proof); "
-                                 "checked certificates via sphere_certificate (<= 48 centres)", **fit})
+                                 "checked certificates via certify.attention.sphere_certificate (<= 48 centres)", **fit})
     for d in (1, 2, 3, 4):
         betas = _grid(1e3 * 4**d, 1e7 * 4**d, 40)
         Ms = [ball_construction(d, b, eps)["M"] for b in betas]

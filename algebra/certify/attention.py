@@ -23,7 +23,8 @@ from algebra.attention_rank.head_certificates import DEFAULT_LENGTH, entry, head
 from algebra.certify.canonical import canonical_bytes, seal, write_atomic
 from algebra.errors import CertificateError
 
-__all__ = ["attention_rank_certificate", "certified_range", "emit_head_certificates", "index_entries", "write_index"]
+__all__ = ["attention_rank_certificate", "certified_range", "emit_head_certificates", "index_entries",
+           "interaction_certificate", "sphere_certificate", "write_index"]
 
 
 def attention_rank_certificate(Q, K, beta, eps, *, bounds: str = "both", lower=None,
@@ -76,6 +77,41 @@ def attention_rank_certificate(Q, K, beta, eps, *, bounds: str = "both", lower=N
     cert = seal(cert)
     check(cert)  # the whole file, as a reader will check it
     return cert
+
+
+def sphere_certificate(d: int, beta: float, eps: float, *, seed: int = 0, max_M: int = 48) -> dict:
+    """:func:`~algebra.attention_rank.constructions.sphere_instance` with its checked certificate ``r_eps >= M``.
+
+    Examples
+    --------
+    >>> out = sphere_certificate(2, 400.0, 0.25, max_M=12)
+    >>> out["M"], certified_range(out["certificate"])
+    (12, (12, None))
+    """
+    from algebra.attention_rank.constructions import sphere_instance
+
+    out = sphere_instance(d, beta, eps, seed=seed, max_M=max_M)
+    cert = attention_rank_certificate(out["Q"], out["K"], float(beta), eps, bounds="lower", lower=out["lower"],
+                                      source=out["source"])
+    return {"M": out["M"], "certificate": cert, "d": d, "beta": beta, "eps": eps, "seed": seed}
+
+
+def interaction_certificate(r: int, s: int, eps: float) -> dict:
+    """:func:`~algebra.attention_rank.constructions.interaction_instance` with its checked certificate
+    ``r_eps >= M`` for the message rows (Theorem E.3).
+
+    Examples
+    --------
+    >>> inst = interaction_certificate(1, 14, 0.25)
+    >>> inst["M"], len(inst["K"]), certified_range(inst["certificate"])
+    (3, 15, (3, None))
+    """
+    from algebra.attention_rank.constructions import interaction_instance
+
+    inst = interaction_instance(r, s, eps)
+    cert = attention_rank_certificate(inst["messages"], inst["K"], inst["beta"], eps, bounds="lower",
+                                      lower=(inst["sel"], inst["dec"]), source=inst["source"])
+    return dict(inst, certificate=cert)
 
 
 def emit_head_certificates(out_dir, *, length: int = DEFAULT_LENGTH, multiplier: float = 1.0,

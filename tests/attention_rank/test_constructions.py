@@ -55,7 +55,9 @@ def test_sphere_construction_energy_condition():
 
 
 def test_sphere_certificate_verifies():
-    out = S.sphere_certificate(2, 300.0, 0.25, seed=1, max_M=16)
+    from algebra.certify.attention import sphere_certificate
+
+    out = sphere_certificate(2, 300.0, 0.25, seed=1, max_M=16)
     cert = out["certificate"]
     assert out["M"] == 16 and certified_range(cert) == (16, None)
     assert check(cert)
@@ -77,7 +79,9 @@ def test_ball_counts_and_token_bracket():
 
 @pytest.mark.parametrize("r,s", [(1, 14), (2, 15)])
 def test_interaction_instance(r, s):
-    inst = S.interaction_instance(r, s, 0.25)
+    from algebra.certify.attention import interaction_certificate
+
+    inst = interaction_certificate(r, s, 0.25)
     counts = S.interaction_construction(r, float(s * s), 0.25)
     assert inst["M"] == counts["M"] and len(inst["K"]) == counts["N"]
     Q = np.array(inst["Q"], dtype=float)

@@ -56,7 +56,8 @@ def interval_certificates() -> dict:
     * ``attention-eye``: ``r_eps(softmax(6 I_3)) = 3`` at eps = 1/4 (the rows are within
       2 * 2 / (e^6 + 2) of the identity's, far inside 1 - eps: full rank is needed and enough).
     """
-    from algebra.attention_rank.certificates import approximation_rank_certificates, attention_rank_certificate
+    from algebra.attention_rank.certificates import approximation_rank_certificates
+    from algebra.certify.attention import attention_rank_certificate
 
     eye = np.eye(3)
     res = approximation_rank_certificates(eye, eye, 6.0, 0.25)

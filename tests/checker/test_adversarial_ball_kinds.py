@@ -70,7 +70,8 @@ def _block(cert) -> str:
 
 @pytest.fixture(scope="module")
 def valid() -> dict:
-    from algebra.attention_rank.certificates import approximation_rank_certificates, attention_rank_certificate
+    from algebra.attention_rank.certificates import approximation_rank_certificates
+    from algebra.certify.attention import attention_rank_certificate
     from algebra.certify.emit import interval_certificate
 
     eye = np.eye(3)

@@ -93,7 +93,7 @@ def test_exact_numbers_and_refusals():
 
 # -- structural refusals of attention_rank certificates ---------------------------------------
 def _small():
-    from algebra.attention_rank.certificates import attention_rank_certificate
+    from algebra.certify.attention import attention_rank_certificate
 
     return attention_rank_certificate(np.eye(3), np.eye(3), 6.0, 0.25)
 
@@ -121,12 +121,14 @@ def _head_files():
     return sorted(HEADS_DIR.glob("minilm-L*-H*.json"))
 
 
-def test_all_72_head_certificates_are_committed_and_verify():
+def test_all_72_head_certificates_are_committed_and_a_sample_verifies():
+    """All 72 heads are committed with the stated question (eps, norm, tokens, beta); one head per layer is
+    re-checked here (every committed file is verified once, in tests/certify/test_schema.py)."""
     files = _head_files()
     assert sorted((int(p.stem.split("-")[1][1:]), int(p.stem.split("-")[2][1:])) for p in files) == \
         [(layer, h) for layer in range(6) for h in range(12)]
-    results = [check_file(str(p)) for p in files]  # timing: benchmarks/attention_heads.py
-    assert all(ok for ok, _ in results), [r for ok, r in results if not ok][:3]
+    results = [check_file(str(p)) for p in files[5::12]]  # timing: benchmarks/attention_heads.py
+    assert len(results) == 6 and all(ok for ok, _ in results), [r for ok, r in results if not ok][:3]
     for p in files:
         cert = json.loads(p.read_text())
         claim = cert["claim"]
@@ -161,7 +163,7 @@ def test_head_index_lists_every_certificate():
 
 def test_types_of_claim_values_are_compared_exactly():
     """JSON ``true == 1`` in Python: the comparison is on canonical JSON, so a bool is refused."""
-    from algebra.attention_rank.certificates import attention_rank_certificate
+    from algebra.certify.attention import attention_rank_certificate
 
     cert = attention_rank_certificate(np.ones((3, 2)), np.ones((4, 2)), 1.0, 0.25)
     assert (cert["claim"]["relation"], cert["claim"]["value"]) == ("==", 1)

@@ -1,0 +1,140 @@
+"""One direction of imports (issue 21): every import inside ``algebra/``, in-function ones included, follows an
+edge of :data:`LAYERS` or :data:`ANALYSIS_EDGES`, and no two files import each other in a cycle.
+
+Building blocks sit low, composition on top::
+
+    errors, files -> exact -> models -> {engine, sweep} -> analyses -> claims -> certify -> cli
+
+Claims are data the catalogue (in ``certify``) judges, so they sit below it (the issue's example order had them
+above; the catalogue importing its claims is the one direction that needs no probing).  A package may import
+anything in a lower layer; analyses import each other only along
+:data:`ANALYSIS_EDGES`; the checker imports nothing of ours (any layer may import it, it is a leaf).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import algebra
+
+ROOT = Path(algebra.__file__).parent
+
+#: package (or top-level module) -> layer; the root ``algebra/__init__.py`` and ``errors`` are the bottom
+LAYERS = {"errors": 0, "(root)": 0, "files": 0, "exact": 1, "models": 2, "engine": 3, "sweep": 3,
+          "geometry": 4, "slt": 4, "numeric": 4, "graph": 4, "grokking": 4, "attention_rank": 4,
+          "claims": 5, "certify": 6, "cli": 7, "__main__": 8}
+#: the only imports between analyses (same layer): what each one builds on
+ANALYSIS_EDGES = {("(root)", "errors"), ("graph", "slt"), ("graph", "numeric"), ("grokking", "numeric"), ("grokking", "slt"),
+                  ("numeric", "slt")}
+CHECKER = "checker"
+
+
+TOP = {p.stem for p in ROOT.iterdir() if p.suffix == ".py" or (p / "__init__.py").exists()} - {"__init__"}
+
+
+def _package(module: str) -> str:
+    """The package (or top-level module) a dotted name belongs to; ``algebra.__version__`` is the root's."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in TOP else "(root)"
+
+
+def module_imports(root: Path = ROOT) -> dict:
+    """``{module: {imported algebra module, ...}}`` over every file, imports inside functions included."""
+    out = {}
+    for path in root.rglob("*.py"):
+        rel = path.relative_to(root.parent).with_suffix("").parts
+        name = ".".join(rel[:-1] if rel[-1] == "__init__" else rel)
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 and node.module.startswith("algebra"):
+                found.add(node.module)
+                found.update(f"{node.module}.{a.name}" for a in node.names)
+            elif isinstance(node, ast.Import):
+                found.update(a.name for a in node.names if a.name.startswith("algebra"))
+        out[name] = found
+    return out
+
+
+def violations(imports: dict) -> list:
+    """``(importer, imported, why)`` for every import against the table."""
+    bad = []
+    for src, targets in imports.items():
+        a = _package(src)
+        for tgt in targets:
+            b = _package(tgt)
+            if a == b:
+                continue
+            if a == CHECKER:
+                bad.append((src, tgt, "the checker imports nothing of the code it checks"))
+            elif b == CHECKER:
+                continue
+            elif a not in LAYERS or b not in LAYERS:
+                bad.append((src, tgt, f"package {a if a not in LAYERS else b} has no layer in LAYERS"))
+            elif LAYERS[b] > LAYERS[a]:
+                bad.append((src, tgt, f"upward: {a} (layer {LAYERS[a]}) imports {b} (layer {LAYERS[b]})"))
+            elif LAYERS[b] == LAYERS[a] and (a, b) not in ANALYSIS_EDGES:
+                bad.append((src, tgt, f"sideways: {a} -> {b} is not in ANALYSIS_EDGES"))
+    return sorted(bad)
+
+
+def file_cycles(imports: dict) -> list:
+    """Strongly connected sets of two or more files (Tarjan), in-function imports counted."""
+    modules = set(imports)
+    graph = {m: {t for t in imports[m] if t in modules and t != m} for m in modules}
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for m in sorted(modules):
+        if m not in index:
+            visit(m)
+    return out
+
+
+def test_every_import_follows_the_layer_table():
+    assert violations(module_imports()) == []
+
+
+def test_no_file_imports_in_a_cycle():
+    assert file_cycles(module_imports()) == []
+
+
+@pytest.mark.parametrize("package", sorted(p for p in LAYERS if p not in ("(root)", "__main__")))
+def test_an_upward_import_planted_in_any_package_is_caught(package):
+    """Plant ``import algebra.cli`` (the top) in each package (``cli`` itself: an import of the checker's
+    code from the checker's side is the other direction), and the table refuses it."""
+    imports = module_imports()
+    planted = dict(imports)
+    if package == "cli":
+        planted["algebra.checker.planted"] = {"algebra.cli"}
+    else:
+        planted[f"algebra.{package}.planted"] = {"algebra.cli"}
+    assert len(violations(planted)) == len(violations(imports)) + 1
+
+
+def test_a_planted_cycle_is_caught():
+    imports = {"algebra.exact.a": {"algebra.exact.b"}, "algebra.exact.b": {"algebra.exact.a"}}
+    assert file_cycles(imports) == [["algebra.exact.a", "algebra.exact.b"]]
