@@ -697,7 +697,7 @@ def attention_certificate(Q, K, beta, eps, *, claimed: int | None = None, relati
                           source: dict | None = None) -> Emitted:
     """Certify ``r_eps(softmax_rows(beta Q K^T))`` (both bounds) and judge ``r_eps RELATION claimed``.
 
-    The certificate is :func:`algebra.attention_rank.certificates.attention_rank_certificate`
+    The certificate is :func:`algebra.certify.attention.attention_rank_certificate`
     (Q, K, beta stored exactly; the checker rebuilds the matrix in ball
     arithmetic and derives the claim).  ``lower`` / ``upper`` of the result are
     the certified bounds (``lower`` is 0 when no lower bound was found); the
@@ -712,7 +712,8 @@ def attention_certificate(Q, K, beta, eps, *, claimed: int | None = None, relati
     >>> attention_certificate(np.eye(3), np.eye(3), 6.0, 0.25, claimed=2).verdict
     'refuted'
     """
-    from algebra.attention_rank.certificates import attention_rank_certificate, certified_range
+    from algebra.attention_rank.certificates import certified_range
+    from algebra.certify.attention import attention_rank_certificate
 
     if relation not in RELATIONS:
         raise InputError("relation", relation, "one of ==, >=, <=")
