@@ -43,15 +43,13 @@ from fractions import Fraction
 
 import numpy as np
 
-from algebra.errors import DomainError, InputError
+from algebra.errors import InputError
 from algebra.exact.field import RationalField
+from algebra.exact.rational import fraction_matrix, inverse_q, rank_q, rref_q
 from algebra.exact.rank import rank_over_q
 from algebra.models import DeepLinear, QueryKey
 
 __all__ = [
-    "frac_matrix",
-    "rank_q",
-    "inverse_q",
     "pivot_block",
     "SchurCoordinates",
     "schur_coordinates",
@@ -67,79 +65,30 @@ __all__ = [
 ]
 
 
-# -- exact small linear algebra over Q -------------------------------------------------------
-
-
-def frac_matrix(M) -> np.ndarray:
-    """An ``object`` array of Fractions (rows of ints, Fractions or numeric strings)."""
-    a = np.asarray(M, dtype=object)
-    if a.ndim != 2:
-        raise InputError("matrix", f"shape {a.shape}", "a 2-d array")
-    out = np.empty(a.shape, dtype=object)
-    for idx, v in np.ndenumerate(a):
-        out[idx] = Fraction(v) if not isinstance(v, (int, np.integer)) else Fraction(int(v))
-    return out
-
-
-def _rref(M):
-    """Reduced row echelon form over Q and the pivot columns."""
-    A = frac_matrix(M).copy()
-    m, n = A.shape
-    pivots, row = [], 0
-    for col in range(n):
-        if row == m:
-            break
-        piv = next((i for i in range(row, m) if A[i, col] != 0), None)
-        if piv is None:
-            continue
-        A[[row, piv]] = A[[piv, row]]
-        A[row] = A[row] / A[row, col]
-        for i in range(m):
-            if i != row and A[i, col] != 0:
-                A[i] = A[i] - A[i, col] * A[row]
-        pivots.append(col)
-        row += 1
-    return A, pivots
-
-
-def rank_q(M) -> int:
-    """Exact rank over Q.
-
-    Examples
-    --------
-    >>> rank_q([[1, 2], [2, 4]])
-    1
-    """
-    a = np.asarray(M, dtype=object)
-    if min(a.shape) == 0:
-        return 0
-    return len(_rref(a)[1])
-
-
-def inverse_q(M) -> np.ndarray:
-    """Exact inverse of a square matrix over Q; raises :class:`DomainError` if singular."""
-    A = frac_matrix(M)
-    n = A.shape[0]
-    if A.shape != (n, n):
-        raise InputError("matrix", f"shape {A.shape}", "a square matrix")
-    R, piv = _rref(np.concatenate([A, frac_matrix(np.eye(n, dtype=np.int64))], axis=1))
-    if piv[:n] != list(range(n)):
-        raise DomainError("the matrix is singular")
-    return R[:, n:]
+# -- the pivot block (exact Q linear algebra is algebra.exact.rational's) ----------------------
 
 
 def _mm(a, b):
     a, b = np.asarray(a, dtype=object), np.asarray(b, dtype=object)
     if a.shape[1] == 0:
-        return frac_matrix(np.zeros((a.shape[0], b.shape[1]), dtype=np.int64))
+        return fraction_matrix(np.zeros((a.shape[0], b.shape[1]), dtype=np.int64))
     return a.dot(b)
 
 
 def pivot_block(C) -> tuple:
-    """``(rows, cols)`` of a nonsingular ``r x r`` block of ``C``, ``r = rank C`` (lexicographically first pivots)."""
-    C = frac_matrix(C)
-    _, cols = _rref(C)
-    _, rows = _rref(C[:, cols].T)
+    """``(rows, cols)`` of a nonsingular ``r x r`` block of ``C``, ``r = rank C`` (lexicographically first pivots).
+
+    The columns are the pivots of the reduced row echelon form of ``C``, the
+    rows those of the chosen columns' transpose.
+
+    Examples
+    --------
+    >>> pivot_block([[0, 0, 1], [0, 0, 2], [1, 2, 3]])
+    ((0, 2), (0, 2))
+    """
+    C = fraction_matrix(C)
+    _, cols = rref_q(C)
+    _, rows = rref_q(C[:, cols].T)
     return tuple(rows), tuple(cols)
 
 
@@ -176,10 +125,10 @@ def schur_coordinates(C, *, rows=None, cols=None) -> SchurCoordinates:
     >>> sc = schur_coordinates([[1, 2, 3], [2, 4, 7], [1, 2, 4]], rows=(0,), cols=(0,))
     >>> sc.R.tolist() == [[0, 1], [0, 1]]
     True
-    >>> bool((schur_inverse(sc) == frac_matrix([[1, 2, 3], [2, 4, 7], [1, 2, 4]])).all())
+    >>> bool((schur_inverse(sc) == fraction_matrix([[1, 2, 3], [2, 4, 7], [1, 2, 4]])).all())
     True
     """
-    C = frac_matrix(C)
+    C = fraction_matrix(C)
     if rows is None or cols is None:
         rows, cols = pivot_block(C)
     rows, cols = tuple(int(i) for i in rows), tuple(int(j) for j in cols)
@@ -212,12 +161,12 @@ def schur_projector(A, B, rows) -> dict:
 
     Returns ``P``, whether it is idempotent, its rank, and ``A2 P B2^T``.
     """
-    A, B = frac_matrix(A), frac_matrix(B)
+    A, B = fraction_matrix(A), fraction_matrix(B)
     k = A.shape[1]
     rest = [i for i in range(A.shape[0]) if i not in rows]
     A1, B1, A2, B2 = A[list(rows)], B[list(rows)], A[rest], B[rest]
     Q = _mm(_mm(B1.T, inverse_q(_mm(A1, B1.T))), A1)
-    P = frac_matrix(np.eye(k, dtype=np.int64)) - Q
+    P = fraction_matrix(np.eye(k, dtype=np.int64)) - Q
     return {"P": P, "idempotent": bool((_mm(P, P) == P).all()), "rank": rank_q(P), "R": _mm(_mm(A2, P), B2.T)}
 
 
@@ -230,19 +179,19 @@ def gauge_section(A, B, r: int, D=None) -> dict:
     ``D`` defaults to ``I_r`` (the paper's ``Sigma^{1/2}`` is irrational in general).
     Returns the new factors, ``V = A2b``, ``S = B2b^T`` and the checks.
     """
-    A, B = frac_matrix(A), frac_matrix(B)
+    A, B = fraction_matrix(A), fraction_matrix(B)
     d, k = A.shape
     s = k - r
-    D = frac_matrix(np.eye(r, dtype=np.int64)) if D is None else frac_matrix(D)
+    D = fraction_matrix(np.eye(r, dtype=np.int64)) if D is None else fraction_matrix(D)
     A1a, A1b = A[:r, :r], A[:r, r:]
     inv = inverse_q(A1a)
-    xi1 = frac_matrix(np.zeros((k, k), dtype=np.int64))
+    xi1 = fraction_matrix(np.zeros((k, k), dtype=np.int64))
     xi1[:r, :r] = _mm(inv, D)
     xi1[:r, r:] = -_mm(inv, A1b)
-    xi1[r:, r:] = frac_matrix(np.eye(s, dtype=np.int64))
+    xi1[r:, r:] = fraction_matrix(np.eye(s, dtype=np.int64))
     A_1, B_1 = _mm(A, xi1), _mm(B, inverse_q(xi1).T)
     X = _mm(inverse_q(B_1[:r, :r]), B_1[:r, r:]).T
-    xi2 = frac_matrix(np.eye(k, dtype=np.int64))
+    xi2 = fraction_matrix(np.eye(k, dtype=np.int64))
     xi2[r:, :r] = X
     A_2, B_2 = _mm(A_1, xi2), _mm(B_1, inverse_q(xi2).T)
     V, S = A_2[r:, r:], B_2[r:, r:].T
@@ -260,7 +209,7 @@ def gauge_section(A, B, r: int, D=None) -> dict:
 
 
 def _theta(*blocks) -> np.ndarray:
-    return np.concatenate([frac_matrix(b).ravel() for b in blocks])
+    return np.concatenate([fraction_matrix(b).ravel() for b in blocks])
 
 
 def qk_normal_form(A, B) -> dict:
@@ -273,7 +222,7 @@ def qk_normal_form(A, B) -> dict:
     round-trip check, the projector and (when the leading block is the pivot
     block) the gauge section.
     """
-    A, B = frac_matrix(A), frac_matrix(B)
+    A, B = fraction_matrix(A), fraction_matrix(B)
     if A.shape != B.shape:
         raise InputError("B", f"shape {B.shape}", f"the shape of A, {A.shape}")
     d, k = A.shape
@@ -330,10 +279,10 @@ def canonical_orbit_point(d: int, k: int, r: int, *, seed: int = 0) -> tuple:
     A = np.concatenate([U, np.zeros((d, k - r), dtype=np.int64)], axis=1)
     B = np.concatenate([V, np.zeros((d, k - r), dtype=np.int64)], axis=1)
     while True:
-        xi = frac_matrix(rng.integers(-2, 3, size=(k, k)) + 3 * np.eye(k, dtype=np.int64))
+        xi = fraction_matrix(rng.integers(-2, 3, size=(k, k)) + 3 * np.eye(k, dtype=np.int64))
         if rank_q(xi) == k:
             break
-    return _mm(frac_matrix(A), xi), _mm(frac_matrix(B), inverse_q(xi).T)
+    return _mm(fraction_matrix(A), xi), _mm(fraction_matrix(B), inverse_q(xi).T)
 
 
 def linear_normal_form(weights) -> dict:
@@ -343,7 +292,7 @@ def linear_normal_form(weights) -> dict:
     with ``r (d_0 + d_L - r)`` (the dimension of the rank-``r`` matrices),
     ``r`` the rank of the product.
     """
-    Ws = [frac_matrix(W) for W in weights]
+    Ws = [fraction_matrix(W) for W in weights]
     widths = [Ws[0].shape[1]] + [W.shape[0] for W in Ws]
     for l in range(1, len(Ws)):
         if Ws[l].shape[1] != Ws[l - 1].shape[0]:
@@ -392,7 +341,7 @@ def inertia(S) -> tuple:
     """
     import sympy
 
-    M = frac_matrix(S)
+    M = fraction_matrix(S)
     if M.shape[0] != M.shape[1] or not (M == M.T).all():
         raise InputError("S", "not symmetric", "a symmetric matrix")
     n = M.shape[0]
@@ -451,14 +400,14 @@ def tangent_cone_check(d: int, a: int, *, seed: int = 0, ts=(Fraction(1, 10), Fr
     rng = np.random.default_rng(np.random.SeedSequence(seed))
     r = 2 * a - 1
     k = d - r
-    S = frac_matrix(np.diag([1] * a + [-1] * (a - 1) + [0] * k))
+    S = fraction_matrix(np.diag([1] * a + [-1] * (a - 1) + [0] * k))
 
     def rand_sym(n):
         M = rng.integers(-3, 4, size=(n, n))
-        return frac_matrix(M + M.T)
+        return fraction_matrix(M + M.T)
 
-    B11, B12 = rand_sym(r), frac_matrix(rng.integers(-3, 4, size=(r, k)))
-    z = frac_matrix(rng.integers(1, 4, size=(k, 1)))
+    B11, B12 = rand_sym(r), fraction_matrix(rng.integers(-3, 4, size=(r, k)))
+    z = fraction_matrix(rng.integers(1, 4, size=(k, 1)))
     results = {"inside": [], "outside_positive": [], "outside_rank2": [], "haynsworth": []}
     for t in ts:
         P = S[:r, :r] + t * B11
@@ -472,9 +421,9 @@ def tangent_cone_check(d: int, a: int, *, seed: int = 0, ts=(Fraction(1, 10), Fr
         results["outside_positive"].append(not _in_Ra(Sp, a))
         results["haynsworth"].append(haynsworth_check(Sp, r))
         if k >= 2:
-            w = frac_matrix(rng.integers(1, 4, size=(k, 1)))
+            w = fraction_matrix(rng.integers(1, 4, size=(k, 1)))
             while rank_q(np.concatenate([z, w], axis=1)) < 2:
-                w = frac_matrix(rng.integers(1, 4, size=(k, 1)))
+                w = fraction_matrix(rng.integers(1, 4, size=(k, 1)))
             Bneg2 = -_mm(z, z.T) - _mm(w, w.T)
             Sn = np.block([[P, t * B12], [t * B12.T, t * Bneg2]])
             results["outside_rank2"].append(not _in_Ra(Sn, a))

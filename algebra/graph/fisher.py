@@ -409,6 +409,7 @@ def decide_assumption1(design: AttentionDesign) -> Assumption1:
     (False, 0, False)
     """
     from algebra.exact.rank import rank_over_q
+    from algebra.exact.rational import nullspace_q
 
     d2 = design.d ** 2
     L = _identifiability_rows(design)
@@ -417,9 +418,7 @@ def decide_assumption1(design: AttentionDesign) -> Assumption1:
     if rank == d2:
         alpha, bits = certify_alpha(design)
         return Assumption1(True, rank, alpha, lam, None, None, bits)
-    from algebra.slt.newton import _nullspace  # the toolkit's exact rational nullspace
-
-    basis = _nullspace(L, d2) if L else [[Fraction(int(t == 0)) for t in range(d2)]]
+    basis = nullspace_q(L, columns=d2)  # with no rows, the standard basis: basis[0] = e_0
     dC = tuple(basis[0])
     logits_zero, row_constant = _kernel_logits(design, dC)
     if not row_constant:  # pragma: no cover - the nullspace is wrong

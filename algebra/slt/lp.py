@@ -15,7 +15,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
 
-from algebra.errors import CertificateError
+import numpy as np
+
+from algebra.errors import CertificateError, DomainError
+from algebra.exact.rational import solve_q
 
 __all__ = ["LinearProgramResult", "solve_standard_form", "verify_optimal"]
 
@@ -75,31 +78,6 @@ def _simplex(tab: list[list[Fraction]], basis: list[int], cost_row: int, allowed
             return False
         _pivot(tab, best[1], col)
         basis[best[1]] = col
-
-
-def _solve_consistent(rows: list[list[Fraction]], rhs: list[Fraction], n: int) -> list[Fraction]:
-    """One exact solution of a consistent system ``rows x = rhs`` (free unknowns set to 0)."""
-    aug = [list(r) + [v] for r, v in zip(rows, rhs)]
-    pivots, r = [], 0
-    for c in range(n):
-        p = next((i for i in range(r, len(aug)) if aug[i][c] != 0), None)
-        if p is None:
-            continue
-        aug[r], aug[p] = aug[p], aug[r]
-        piv = aug[r][c]
-        aug[r] = [v / piv for v in aug[r]]
-        for i in range(len(aug)):
-            if i != r and aug[i][c] != 0:
-                f = aug[i][c]
-                aug[i] = [a - f * b for a, b in zip(aug[i], aug[r])]
-        pivots.append(c)
-        r += 1
-    if any(row[n] != 0 for row in aug[r:]):  # pragma: no cover - B^T y = c_B is always solvable
-        raise CertificateError("LP duals: inconsistent system")
-    x = [Fraction(0)] * n
-    for i, c in enumerate(pivots):
-        x[c] = aug[i][n]
-    return x
 
 
 def solve_standard_form(
@@ -171,8 +149,12 @@ def solve_standard_form(
     x = [Fraction(0)] * n
     for i, bi in enumerate(basis):
         x[bi] = tab[i][-1]
-    # Duals: any y with B^T y = c_B (redundant rows make y non-unique).
-    y = _solve_consistent([[A[r][bj] for r in range(m)] for bj in basis], [c[bj] for bj in basis], m)
+    # Duals: any y with B^T y = c_B (redundant rows make y non-unique; solve_q sets the free unknowns to 0).
+    BT = np.array([[A[r][bj] for r in range(m)] for bj in basis], dtype=object).reshape(len(basis), m)
+    try:
+        y = solve_q(BT, [c[bj] for bj in basis])
+    except DomainError:  # pragma: no cover - B^T y = c_B is always solvable
+        raise CertificateError("LP duals: inconsistent system") from None
     # Undo the row sign flips so that y refers to the caller's rows.
     y_out = tuple(-v if f else v for v, f in zip(y, flipped))
     value = sum((ci * xi for ci, xi in zip(c, x)), Fraction(0))

@@ -32,6 +32,8 @@ from itertools import product
 from typing import Any, Mapping, Sequence
 
 from algebra.errors import CertificateError, DomainError, InputError
+from algebra.exact.polynomial import multiply_terms
+from algebra.exact.rational import nullspace_q, rank_q
 from algebra.slt.formulas import LearningCoefficient
 from algebra.slt.lp import solve_standard_form
 
@@ -214,62 +216,10 @@ def sum_of_squares(generators: Sequence[Mapping]) -> dict:
     """
     out: dict = {}
     for f in generators:
-        items = [(e, Fraction(c)) for e, c in f.items()]
-        for e1, c1 in items:
-            for e2, c2 in items:
-                e = tuple(a + b for a, b in zip(e1, e2))
-                out[e] = out.get(e, Fraction(0)) + c1 * c2
+        f = {e: Fraction(c) for e, c in f.items()}
+        for e, c in multiply_terms(f, f).items():
+            out[e] = out.get(e, Fraction(0)) + c
     return {e: c for e, c in out.items() if c != 0}
-
-
-# ---------------------------------------------------------- linear algebra
-
-
-def _rank(vectors: Sequence[Sequence]) -> int:
-    rows = [[Fraction(v) for v in vec] for vec in vectors]
-    rank, col = 0, 0
-    ncols = len(rows[0]) if rows else 0
-    while rank < len(rows) and col < ncols:
-        p = next((i for i in range(rank, len(rows)) if rows[i][col] != 0), None)
-        if p is None:
-            col += 1
-            continue
-        rows[rank], rows[p] = rows[p], rows[rank]
-        for i in range(rank + 1, len(rows)):
-            if rows[i][col] != 0:
-                f = rows[i][col] / rows[rank][col]
-                rows[i] = [a - f * b for a, b in zip(rows[i], rows[rank])]
-        rank += 1
-        col += 1
-    return rank
-
-
-def _nullspace(rows: Sequence[Sequence], n: int) -> list[list[Fraction]]:
-    """Basis of ``{x in Q^n : r.x = 0 for r in rows}``."""
-    mat = [[Fraction(v) for v in r] for r in rows]
-    pivots, r = [], 0
-    for c in range(n):
-        p = next((i for i in range(r, len(mat)) if mat[i][c] != 0), None)
-        if p is None:
-            continue
-        mat[r], mat[p] = mat[p], mat[r]
-        piv = mat[r][c]
-        mat[r] = [v / piv for v in mat[r]]
-        for i in range(len(mat)):
-            if i != r and mat[i][c] != 0:
-                f = mat[i][c]
-                mat[i] = [a - f * b for a, b in zip(mat[i], mat[r])]
-        pivots.append(c)
-        r += 1
-    free = [c for c in range(n) if c not in pivots]
-    basis = []
-    for f in free:
-        x = [Fraction(0)] * n
-        x[f] = Fraction(1)
-        for i, pc in enumerate(pivots):
-            x[pc] = -mat[i][f]
-        basis.append(x)
-    return basis
 
 
 # ------------------------------------------------------------------ LPs
@@ -442,16 +392,15 @@ def _face_has_torus_zero(names, terms: dict, face_pts: list[tuple]) -> tuple[str
     poly = sum(sympy.Rational(c.numerator, c.denominator) * sympy.prod([s**k for s, k in zip(syms, p)]) for p, c in coeffs.items())
     p0 = face_pts[0]
     directions = [[a - b for a, b in zip(p, p0)] for p in face_pts[1:]]
-    k = _rank(directions)
-    weights = _nullspace(directions, n)  # n - k weight vectors of the torus action
+    weights = nullspace_q(directions, columns=n)  # n - rank(directions) weight vectors of the torus action
     # Choose variables J whose weight submatrix is invertible: fix them to +-1.
     fixed: list[int] = []
     for i in range(n):
-        trial = fixed + [i]
-        if _rank([[w[j] for j in trial] for w in weights]) == len(trial):
-            fixed = trial
         if len(fixed) == len(weights):
             break
+        trial = fixed + [i]
+        if rank_q([[w[j] for j in trial] for w in weights]) == len(trial):
+            fixed = trial
     free = [syms[i] for i in range(n) if i not in fixed]
     undecided = False
     for signs in product((1, -1), repeat=len(fixed)):
@@ -566,7 +515,7 @@ def newton_rlct(K: Any, *, prior_exponents: Sequence[int] | None = None, variabl
     t, normal, mu = _distance(points, v)
     anchor = [t * vi for vi in v]
     on_pts, on_dirs = _minimal_face(points, n, anchor, [], compact=False)
-    dim = _rank([[Fraction(p[i]) - anchor[i] for i in range(n)] for p in (points[q] for q in on_pts)] + [[int(i == j) for i in range(n)] for j in on_dirs]) if (on_pts or on_dirs) else 0
+    dim = rank_q([[Fraction(p[i]) - anchor[i] for i in range(n)] for p in (points[q] for q in on_pts)] + [[int(i == j) for i in range(n)] for j in on_dirs]) if (on_pts or on_dirs) else 0
     codim = n - dim
     verdict, reason = "yes", "every compact face polynomial is nonzero on the real torus"
     if positive_even:

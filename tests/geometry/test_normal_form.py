@@ -8,16 +8,15 @@ import pytest
 
 from algebra.cli import main
 from algebra.errors import DomainError, InputError
+from algebra.exact.rational import fraction_matrix, rank_q
 from algebra.geometry.normal_form import canonical_orbit_point
 from algebra.geometry.normal_form import (
-    frac_matrix,
     gauge_section,
     haynsworth_check,
     inertia,
-    inverse_q,
     linear_normal_form,
+    pivot_block,
     qk_normal_form,
-    rank_q,
     schur_coordinates,
     schur_inverse,
     tangent_cone_check,
@@ -25,8 +24,8 @@ from algebra.geometry.normal_form import (
 
 
 def _random_rational(rng, m, n, rank):
-    A = frac_matrix(rng.integers(-4, 5, size=(m, rank)))
-    B = frac_matrix(rng.integers(-4, 5, size=(rank, n)) + 0) * Fraction(1, 3)
+    A = fraction_matrix(rng.integers(-4, 5, size=(m, rank)))
+    B = fraction_matrix(rng.integers(-4, 5, size=(rank, n)) + 0) * Fraction(1, 3)
     return A.dot(B)
 
 
@@ -105,9 +104,15 @@ def test_inertia_matches_eigenvalues():
             assert haynsworth_check(S, 1)
 
 
-def test_inverse_q():
-    M = frac_matrix([[2, 1], [1, 1]])
-    assert (M.dot(inverse_q(M)) == frac_matrix(np.eye(2, dtype=np.int64))).all()
+@pytest.mark.parametrize("seed", range(6))
+def test_pivot_block_is_a_nonsingular_block_of_the_rank(seed):
+    rng = np.random.default_rng(seed)
+    m, n = rng.integers(1, 6, size=2)
+    r = int(rng.integers(0, min(m, n) + 1))
+    C = _random_rational(rng, m, n, r) if r else fraction_matrix(np.zeros((m, n), dtype=np.int64))
+    rows, cols = pivot_block(C)
+    assert len(rows) == len(cols) == rank_q(C)
+    assert rank_q(C[np.ix_(rows, cols)]) == len(rows)  # the block itself has full rank
 
 
 @pytest.mark.parametrize("d,a", [(3, 1), (4, 1), (5, 2)])
