@@ -35,6 +35,7 @@ from math import comb
 from typing import Callable
 
 from algebra.models import MLP, DeepLinear, LightningAttention, PolynomialMap, QueryKey, quadratic_network, shallow_network
+from algebra.models.cnn import CNN
 
 AH_EXCEPTIONS = {(3, 4, 5), (4, 4, 9), (5, 4, 14), (5, 3, 7)}
 
@@ -140,6 +141,22 @@ KNOWN_CASES = [
     Known("polynomial a*c a*d b*c b*d", lambda: PolynomialMap(["a*c", "a*d", "b*c", "b*d"], parameters="a b c d".split()),
           3, True, ("polynomial", "a*c", "a*d", "b*c", "b*d", "--parameters", "a,b,c,d"),
           secant=("--variety", "segre", "--factors", "2,2", "--k", "1")),
+    # -- degenerate rows (issue 21, item 5): the edges where a formula is most often off by one --------
+    # rank 0: the parameter never enters (f = (x^2, x y) for every a), so the image is one point and the
+    # Jacobian is the zero matrix: dimension 0.
+    Known("polynomial rank 0 (a unused)", lambda: PolynomialMap(["x^2", "x*y"], parameters=["a"], inputs=["x", "y"]),
+          0, True, ("polynomial", "x^2", "x*y", "--parameters", "a", "--inputs", "x,y")),
+    # width 1: one neuron c (a . x)^3 is the affine cone over the Veronese variety v_3(P^2), dimension n = 3
+    # (Alexander-Hirschowitz with h = 1; the 4 parameters carry one rescaling a -> s a, c -> s^-3 c).
+    _ah(3, 3, 1),
+    # width 1 in a deep linear network: the 4 x 3 matrices of rank <= 1, r (d_0 + d_L - r) = 1 (3 + 4 - 1) = 6.
+    _linear(3, 1, 4),
+    # a CNN: three one-channel linear convolutions, stride 1, filters 3, 2, 4 on 8 inputs. The end-to-end
+    # filter is the product of the filter polynomials (degrees 2, 1, 3), and real polynomials of degree 6
+    # that factor so fill an open set: dimension 1 + sum (k_l - 1) = 7 of 9 parameters (two rescalings;
+    # Kohn, Merkh, Montufar, Trager, SIAM J. Appl. Algebra Geom. 6(3), 2022).
+    Known("cnn 8 filters 3,2,4 linear", lambda: CNN(8, [3, 2, 4], activations="t"), 7, True,
+          ("cnn", "--input", "8", "--filters", "3,2,4", "--activation", "t")),
 ]
 
 #: The same table as ``(name, make, known, tight)`` rows.

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import shutil
 
+import pytest
+
 from algebra.certify import catalogue
 from algebra.certify.catalogue import MAX_WORK, claims, run_catalogue
 from algebra.claims import graph_attention, grokking, proximity, softmax_attention
@@ -53,7 +55,12 @@ def test_fast_catalogue_end_to_end(tmp_path):
     zero = by_id["softmax-zero-query-radius"]  # identical rows: r_eps = 1
     assert (zero["kind"], zero["verdict"], zero["proven_lower"], zero["proven_upper"]) == ("attention_rank", "confirmed", 1, 1)
     assert not any(e.get("kind") == "interval_inequality" for e in entries)
-    # the same catalogue on a 2-worker LocalCluster: byte-identical files (index included)
+
+
+@pytest.mark.slow  # a Dask LocalCluster
+def test_fast_catalogue_on_a_local_cluster_is_byte_identical(tmp_path):
+    """The same catalogue on a 2-worker LocalCluster: byte-identical files (index included)."""
+    entries = run_catalogue(tmp_path, fast=True, progress=False)
     other = tmp_path / "cluster"
     again = run_catalogue(other, fast=True, progress=False, scheduler=None, workers=2)
     assert [e.get("sha256") for e in again] == [e.get("sha256") for e in entries]

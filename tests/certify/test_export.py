@@ -55,6 +55,7 @@ def test_crosscheck_without_the_peer_says_so(tmp_path, monkeypatch):
     assert main(["crosscheck", "singular", str(path)]) == 2
 
 
+@pytest.mark.slow  # a peer CAS: the default run's length must not depend on which programs a machine has
 @pytest.mark.skipif(not SINGULAR, reason="Singular is not installed")
 @pytest.mark.parametrize("model", SAMPLE, ids=repr)
 def test_singular_agrees(model, tmp_path):
@@ -66,6 +67,7 @@ def test_singular_agrees(model, tmp_path):
     assert f"claimed: rank == {e.lower}" in r["output"]
 
 
+@pytest.mark.slow  # a peer CAS: the default run's length must not depend on which programs a machine has
 @pytest.mark.skipif(not SINGULAR, reason="Singular is not installed")
 def test_singular_sees_a_false_upper_bound(tmp_path):
     """A claim one below the true rank with a (forged) smaller witness: the peer's full rank disagrees."""
@@ -79,6 +81,7 @@ def test_singular_sees_a_false_upper_bound(tmp_path):
     assert r["status"] == "disagree" and "rank at a random point over GF(1048573): 29" in r["output"]
 
 
+@pytest.mark.slow  # a peer CAS: the default run's length must not depend on which programs a machine has
 @pytest.mark.skipif(shutil.which("M2") is None, reason="Macaulay2 is not installed")
 @pytest.mark.parametrize("model", SAMPLE[:3], ids=repr)
 def test_macaulay2_agrees(model, tmp_path):
@@ -88,6 +91,7 @@ def test_macaulay2_agrees(model, tmp_path):
     assert r["status"] == "agree", r["output"]
 
 
+@pytest.mark.slow  # a peer CAS: the default run's length must not depend on which programs a machine has
 @pytest.mark.skipif(not SINGULAR, reason="Singular is not installed")
 def test_singular_agrees_on_a_sample_of_the_catalogue():
     certs = Path(__file__).resolve().parents[2] / "certificates"

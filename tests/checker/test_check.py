@@ -303,16 +303,43 @@ def test_hostile_files_are_not_verified(tmp_path, name, capsys):
     assert "NOT VERIFIED" in capsys.readouterr().out
 
 
+def _best_seconds(f, repeats=3) -> float:
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        f()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
 def test_absurd_sizes_are_refused_before_allocation(certs):
+    """The bug: a checker that builds the model (a 4096 x 4096 query-key Jacobian, 16 million MLP weights,
+    10,000 layers) before it compares the sizes with its limits.  Measured without a wall-clock constant:
+    the refusal allocates under 8 MB (tracemalloc sees numpy's buffers; one such matrix is 128 MB) and
+    takes at most 20 times a full check of the small certificate it was made from, timed in this run."""
+    import tracemalloc
+
     c = certs["qk-fields"][0]
+    good = seal(c)
+    peer = _best_seconds(lambda: chk.check(good))
+
+    def refuse(cert):
+        with pytest.raises(chk.Reject):
+            chk.check(cert)
+
     for spec in ({"family": "qk", "d": 10**9, "k": 10**9}, {"family": "qk", "d": 4096, "k": 4096},
                  {"family": "mlp", "widths": [4000, 4000, 4000], "activations": [["0", "1"]], "bias": False, "inactive": {}},
                  {"family": "linear", "widths": [1] * 10_000}):
         c["model"] = spec
-        t0 = time.perf_counter()
-        with pytest.raises(chk.Reject):
-            chk.check(seal(c))
-        assert time.perf_counter() - t0 < 1.0
+        bad = seal(c)
+        tracemalloc.start()
+        try:
+            refuse(bad)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak < 8 * 2**20, (spec["family"], peak)
+        assert _best_seconds(lambda: refuse(bad)) <= 20 * peer, spec["family"]
     c = certs["qk-equations"][0]
     c["point"]["theta"][0] = "7" * 5000
     assert rejects(c, "decimal integer")
@@ -342,7 +369,9 @@ def test_python_dash_m(tmp_path, base_certificates):
     bad.write_text("{")
     env = dict(os.environ)
     r = subprocess.run([sys.executable, "-m", "algebra.checker", str(good)], capture_output=True, text=True, env=env)
-    assert r.returncode == 0 and "VERIFIED" in r.stdout
+    # not `"VERIFIED" in r.stdout`: that is also a substring of "NOT VERIFIED", so a checker that refused
+    # the good file under `python -m` (exit code aside) would have passed
+    assert r.returncode == 0 and r.stdout.count(": VERIFIED (") == 1 and "NOT VERIFIED" not in r.stdout
     r = subprocess.run([sys.executable, "-m", "algebra.checker", str(good), str(bad)], capture_output=True, text=True, env=env)
     assert r.returncode == 1 and "NOT VERIFIED: not valid JSON" in r.stdout
 

@@ -20,6 +20,7 @@ import math
 import random
 from fractions import Fraction
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -151,6 +152,7 @@ def test_mutations_cramer(base_certificates, monkeypatch):
     assert _run("cramer", base_certificates, [0], monkeypatch) >= EXAMPLES_PER_TEST  # zero forgeries accepted
 
 
+@pytest.mark.slow  # over 5 s of a two-worker default run (issue 21, item 5)
 def test_mutations_equations_and_defect(base_certificates, monkeypatch):
     assert _run("equations-defect", base_certificates, [0], monkeypatch) >= EXAMPLES_PER_TEST  # zero forgeries accepted
 

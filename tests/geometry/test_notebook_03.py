@@ -1,8 +1,10 @@
 """Notebook 03 executes end to end in fast mode."""
 
+import pytest
 from tests.notebook_runner import execute_notebook
 
 
+@pytest.mark.slow  # a notebook: only notebook 09 (the fastest) runs by default
 def test_notebook_03_runs(tmp_path):
     _, text = execute_notebook("03_geometry.ipynb", tmp_path, needs=("matplotlib",))
     assert "fast mode: True" in text

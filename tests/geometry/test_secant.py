@@ -27,6 +27,7 @@ from tests.known_dimensions import AH_EXCEPTIONS, alexander_hirschowitz
 P = 1048573
 
 
+@pytest.mark.slow  # over 5 s of a two-worker default run (issue 21, item 5)
 def test_alexander_hirschowitz_sweep_exact():
     """n <= 6, degree <= 5, k up to filling: exactly the AH exceptions and the quadric cases are defective."""
     results = sweep_veronese(6, 5)
@@ -97,6 +98,7 @@ def test_quadric_secants_certified_by_catalecticant(n, k):
     assert r.status == ("defective (certified)" if k >= 2 else "non-defective")
 
 
+@pytest.mark.slow  # over 5 s of a two-worker default run (issue 21, item 5)
 def test_quadratic_network_grid_fast():
     """Every lower-bound drop in a small grid is a certified defect, and the neural model agrees."""
     results = sweep_quadratic(5, 4, 8)

@@ -1,8 +1,11 @@
 """secant-table through the shared sweep runner: a two-worker LocalCluster gives the serial table."""
 
+import pytest
+
 from algebra.cli import main
 
 
+@pytest.mark.slow  # a Dask LocalCluster
 def test_local_cluster_table_equals_serial_table(tmp_path, capsys):
     args = ["secant-table", "--variety", "veronese", "--n-max", "3", "--degree-max", "4", "--no-progress"]
     assert main(args + ["--out", str(tmp_path / "serial")]) == 0

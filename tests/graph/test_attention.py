@@ -210,6 +210,7 @@ print(json.dumps({"design": h.hexdigest(), "control": hashlib.sha256(np.tanh(X @
 """
 
 
+@pytest.mark.slow  # over 5 s of a two-worker default run (issue 21, item 5)
 def test_design_bytes_do_not_depend_on_the_blas_kernel():
     """The bug of issue 20 item 5: OpenBLAS's Haswell and Prescott kernels (and numpy without AVX2) gave
     the Gaussian design different last bits, so `certify` rewrote graph-a1-symmetric4 on another machine."""

@@ -67,6 +67,7 @@ def test_bad_point():
         graph_llc("cyclic:4", 2, 1, 1, point="random")
 
 
+@pytest.mark.slow  # over 5 s of a two-worker default run (issue 21, item 5)
 def test_fast_estimate_has_the_llc_keys():
     row = graph_llc("cyclic:5", 2, 1, 1, settings=TINY, seed=0)
     for key in ("estimate", "stderr", "ci95", "exact_lambda", "multiplicity", "relative_error", "verdict",

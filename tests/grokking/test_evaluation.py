@@ -86,6 +86,7 @@ def test_unfinished_run_is_refused(tmp_path):
     assert read_evaluation(tmp_path / "r") == []
 
 
+@pytest.mark.slow  # a Dask LocalCluster
 def test_checkpoints_as_dask_tasks_match_serial(tmp_path):
     pytest.importorskip("distributed")
     train(tmp_path / "a", CFG)

@@ -1,8 +1,10 @@
 """Execute notebooks/07_grokking.ipynb in fast mode (NEUROALGEBRA_FAST=1)."""
 
+import pytest
 from tests.notebook_runner import execute_notebook
 
 
+@pytest.mark.slow  # a notebook: only notebook 09 (the fastest) runs by default
 def test_notebook_07_runs(tmp_path):
     _, text = execute_notebook("07_grokking.ipynb", tmp_path, needs=("matplotlib", "distributed"))
     assert "fast mode" in text

@@ -1,12 +1,9 @@
 """Tests of algebra.grokking.runs: determinism, resumption after a kill, no overwriting."""
 
-import os
 import signal
 import subprocess
 import sys
-import time
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -33,20 +30,52 @@ def test_same_seed_same_checkpoints(tmp_path):
     assert (tmp_path / "a" / "loss_data.csv").read_text() == (tmp_path / "b" / "loss_data.csv").read_text()
 
 
-def test_resume_after_kill_is_bit_identical(tmp_path):
-    cfg = replace(PRESETS["tiny"], epochs=1200, checkpoint_every=10)
-    script = ("import sys; from algebra.grokking.runs import train, PRESETS; from dataclasses import replace; "
-              "train(sys.argv[1], replace(PRESETS['tiny'], epochs=1200, checkpoint_every=10))")
-    proc = subprocess.Popen([sys.executable, "-c", script, str(tmp_path / "killed")])
-    opt = tmp_path / "killed" / "optimizer.npz"
-    deadline = time.time() + 60
-    while time.time() < deadline and len(list((tmp_path / "killed" / "checkpoints").glob("*.npz"))) < 10:
-        time.sleep(0.05)
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
-    assert opt.exists()
+#: The child trains and kills itself with SIGKILL at a known point of epoch K's checkpoint: "before",
+#: inside numpy.savez just before the optimiser state of epoch K is written (epoch K's parameters and
+#: loss row are on disk, optimizer.npz still names K - 10); "after", just after optimizer.npz naming K
+#: has been renamed into place.  The kill lands at the same point on every machine, instead of wherever
+#: a polling parent happened to catch the child.  (Library hooks used: numpy.savez and os.replace, as
+#: algebra.grokking.runs writes files; if it stops using them the child is not killed and the test fails.)
+_KILLED_CHILD = """
+import os, signal, sys
+from dataclasses import replace
+import numpy as np
+from algebra.grokking.runs import PRESETS, train
+
+path, when, kill_epoch, epochs = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+savez, os_replace = np.savez, os.replace
+
+def savez_or_die(file, *args, **arrays):
+    if when == "before" and "epoch" in arrays and int(arrays["epoch"]) == kill_epoch:
+        os.kill(os.getpid(), signal.SIGKILL)
+    savez(file, *args, **arrays)
+
+def replace_then_die(src, dst):
+    os_replace(src, dst)
+    if when == "after" and os.path.basename(dst) == "optimizer.npz":
+        with np.load(dst) as z:
+            if int(z["epoch"]) == kill_epoch:
+                os.kill(os.getpid(), signal.SIGKILL)
+
+np.savez, os.replace = savez_or_die, replace_then_die
+train(path, replace(PRESETS["tiny"], epochs=epochs, checkpoint_every=10))
+"""
+
+
+@pytest.mark.parametrize("when", ["before", "after"])
+def test_resume_after_kill_is_bit_identical(tmp_path, when):
+    """The bugs: a resume that restarts from a checkpoint whose optimiser state was never written
+    ("before"), or that repeats or skips the epochs after the last complete one ("after"); either
+    way the resumed run's checkpoints and loss rows differ from an uninterrupted run's."""
+    cfg = replace(PRESETS["tiny"], epochs=60, checkpoint_every=10)
+    kill_epoch = 30
+    proc = subprocess.run([sys.executable, "-c", _KILLED_CHILD, str(tmp_path / "killed"), when, str(kill_epoch),
+                           str(cfg.epochs)], timeout=300)
+    assert proc.returncode == -signal.SIGKILL
+    with np.load(tmp_path / "killed" / "optimizer.npz") as z:
+        assert int(z["epoch"]) == (kill_epoch - 10 if when == "before" else kill_epoch)
     run = load_run(tmp_path / "killed")
-    assert not run.finished and 0 < run.checkpoints()[-1] < cfg.epochs
+    assert not run.finished and run.checkpoints()[-1] == kill_epoch
     resumed = train(tmp_path / "killed", cfg)
     whole = train(tmp_path / "whole", cfg)
     assert resumed.finished and whole.finished

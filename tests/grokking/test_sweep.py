@@ -18,6 +18,7 @@ def _fails_on_three(item):
     return {"y": item["x"]}
 
 
+@pytest.mark.slow  # a Dask LocalCluster
 def test_two_worker_local_cluster_matches_serial(tmp_path):
     pytest.importorskip("distributed")
     cfgs = grid(BASE, lr=[0.01, 0.02], seed=[0, 1])

@@ -399,6 +399,7 @@ def test_sympy_coefficient_rank_agrees(model):
     assert _sympy_dimension(model.spec(), seed=11) == res.dimension
 
 
+@pytest.mark.slow  # a peer CAS: the default run's length must not depend on which programs a machine has
 @pytest.mark.skipif(shutil.which("M2") is None, reason="Macaulay2 is not installed")
 @pytest.mark.parametrize("model", CROSS_CHECK, ids=lambda m: str(m.spec()["input"]) + str(m.spec()["filters"]))
 def test_macaulay2_agrees(model, tmp_path):

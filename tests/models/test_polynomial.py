@@ -44,6 +44,7 @@ def test_hostile_or_malformed_text_is_refused(text):
         parse_polynomial(text)
 
 
+@pytest.mark.slow  # over 5 s of a two-worker default run (issue 21, item 5)
 def test_refuses_blowups():
     with pytest.raises(InputError):
         parse_polynomial("(a+b+c+d+e+f+g+h)^40")

@@ -6,6 +6,9 @@ import pytest
 
 from tests.notebook_runner import execute_notebook, outputs_text as _outputs
 
+#: a notebook: only notebook 09 (the fastest) runs by default
+pytestmark = pytest.mark.slow
+
 
 def _table_rows(text: str) -> list:
     """Rows ``(label, P, known, lower, upper, certified)`` of the known-dimensions table."""

@@ -1,10 +1,10 @@
 """Tests for algebra.numeric.calibration: the procedure and its verdict."""
 
+import math
 from types import SimpleNamespace
 
-import math
-
 import numpy as np
+import pytest
 
 from algebra.numeric.calibration import (FAST, CalibrationSettings, calibrated_llc,
                                          combine_temperatures, verdict_reasons)
@@ -15,6 +15,7 @@ from algebra.numeric.models import regular_model, rrr_model
 MEDIUM = CalibrationSettings(num_chains=64, num_draws=1000, num_warmup=500, draws_growth=1.0)
 
 
+@pytest.mark.slow  # over 5 s of a two-worker default run (issue 21, item 5)
 def test_regular_model_ok_and_covered():
     res = calibrated_llc(regular_model(2, 2, n=10**12, seed=0), settings=MEDIUM, seed=2)
     assert res.verdict == "ok", res.reasons
@@ -24,6 +25,7 @@ def test_regular_model_ok_and_covered():
     assert len(res.per_temperature) == 3 and res.seed == 2
 
 
+@pytest.mark.slow  # over 5 s of a two-worker default run (issue 21, item 5)
 def test_same_seed_same_calibrated_result():
     model = rrr_model(2, 2, 1, 1, n=10**12, seed=0)
     a = calibrated_llc(model, settings=FAST, seed=5)

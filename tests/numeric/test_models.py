@@ -147,6 +147,7 @@ def test_explicit_samples_match_the_statistics(build):
     assert np.allclose(same.loss(W), model.loss(W))
 
 
+@pytest.mark.slow  # over 5 s of a two-worker default run (issue 21, item 5)
 def test_refined_minimum_of_a_wide_network_stays_at_the_noise_level():
     """P > 400 used a guessed step size and diverged (loss ~3.5e7 at K = 50); the descent never raises the loss."""
     from algebra.numeric.models import quadratic_network_model

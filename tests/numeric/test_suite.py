@@ -47,6 +47,7 @@ def test_qk_numeric_model_matches_the_rrr_composite():
     assert exact_coefficient("qk", (3, 2, 1)).lam == exact_coefficient("rrr", (3, 3, 2, 1)).lam
 
 
+@pytest.mark.slow  # over 5 s of a two-worker default run (issue 21, item 5)
 def test_run_entry_fast_row_and_table():
     row = run_entry("rrr", (2, 2, 1, 1), settings=FAST, seed=0)
     for key in ("estimate", "stderr", "ci95", "exact_lambda", "multiplicity", "relative_error",
@@ -114,6 +115,7 @@ def test_validation_suite_holds_the_attention_and_modular_addition_models():
         build_model("modadd", m.args, n=100)
 
 
+@pytest.mark.slow  # over 5 s of a two-worker default run (issue 21, item 5)
 def test_run_suite_reuses_rows_of_the_same_settings(monkeypatch, tmp_path):
     """``previous`` rows with the same seed and settings are kept; others are run again;
     traces survive the JSON round trip."""
