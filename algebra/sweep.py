@@ -27,9 +27,9 @@ API
       item's canonical JSON).
     * ``progress``: a tqdm bar over completed tasks.
 
-``add_arguments(parser)`` adds ``--scheduler ADDRESS`` and ``--workers N``
-to an argparse parser; ``from_arguments(args)`` returns the two keyword
-arguments for ``run_sweep``, so every command offers the same options.
+The command line's ``--scheduler ADDRESS`` and ``--workers N`` (the same on
+every command that runs a sweep) are added by
+:func:`algebra.cli.args.add_sweep_options`; this module has no CLI part.
 
 ``write_csv(rows, path)`` writes the gathered table (union of the columns).
 
@@ -56,7 +56,7 @@ from pathlib import Path
 
 from algebra.errors import AlgebraError, InputError
 
-__all__ = ["run_sweep", "add_arguments", "from_arguments", "write_csv", "SweepError", "item_key"]
+__all__ = ["run_sweep", "write_csv", "SweepError", "item_key"]
 
 
 class SweepError(AlgebraError):
@@ -188,29 +188,6 @@ def run_sweep(func, items, *, key=None, scheduler: str | None = None, workers: i
     if failures:
         raise SweepError(failures)
     return [{c: v for c, v in done[k].items() if c != "_key"} for k in keys]
-
-
-def add_arguments(parser, *, serial_by_default: bool = False) -> None:
-    """Add the shared ``--scheduler`` and ``--workers`` options to an argparse parser.
-
-    ``serial_by_default`` only changes the help text: commands whose default
-    work takes seconds (``certify``, ``secant-table``, ``llc suite``) run in
-    this process unless ``--workers`` or ``--scheduler`` is given.
-    """
-    default = ("in this process, unless --workers asks for a LocalCluster" if serial_by_default
-               else "a LocalCluster on this machine")
-    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                        help="Dask scheduler address (tcp://host:8786), or 'serial' to run in this process; "
-                             f"default: {default}")
-    from algebra.geometry.commands import integer_arg  # ASCII digits only; run_sweep checks the range
-
-    parser.add_argument("--workers", type=integer_arg("--workers"), default=None, metavar="N",
-                        help="worker processes of the LocalCluster (default: number of CPUs)")
-
-
-def from_arguments(args) -> dict:
-    """``{"scheduler": ..., "workers": ...}`` from parsed :func:`add_arguments` options."""
-    return {"scheduler": getattr(args, "scheduler", None), "workers": getattr(args, "workers", None)}
 
 
 def write_csv(rows, path) -> Path:

@@ -2,8 +2,8 @@
 
 The options are found by walking the argparse parser (:func:`algebra.cli.build_parser`), so a new
 subcommand or option is covered without editing this file: a scalar integer option is one whose type
-carries ``integer_option`` (:func:`algebra.geometry.commands.integer_arg`), the grokking converter
-:func:`~algebra.geometry.commands.integer`, or :func:`~algebra.engine.dimension.parse_memory`; an
+carries ``integer_option`` (:func:`algebra.cli.args.integer_arg`), the grokking converter
+:func:`~algebra.cli.args.integer`, or :func:`~algebra.engine.dimension.parse_memory`; an
 option parsed as text by its command must be classified below (``INTEGER_LISTS`` or ``NOT_INTEGER``),
 and :func:`test_every_text_option_is_classified` fails until it is.
 
@@ -22,7 +22,7 @@ import pytest
 
 from algebra.cli import build_parser, main
 from algebra.engine.dimension import parse_memory
-from algebra.geometry.commands import integer
+from algebra.cli.args import integer
 
 HOSTILE = ("١", "²", "５")  # Arabic-Indic one (int() reads it), superscript two (isdigit() accepts it), fullwidth five
 
@@ -142,7 +142,7 @@ def test_the_walk_finds_the_integer_options():
 def test_no_option_uses_bare_int():
     # int() reads '١' as 1: the option would silently run another command than the one typed
     bare = [f"{' '.join(path)} {flag}" for path, flag, action in OPTIONS if action.type is int]
-    assert not bare, f"type=int (use algebra.geometry.commands.integer_arg): {bare}"
+    assert not bare, f"type=int (use algebra.cli.args.integer_arg): {bare}"
 
 
 def test_every_text_option_is_classified():

@@ -1,8 +1,11 @@
-"""Command-line interface: argument parsing only.
+"""Command-line interface (``neuroalgebra``, ``python -m algebra``): argument parsing only.
 
-Every subcommand calls a library function.  Subpackages contribute their
-commands through a ``commands`` module exposing ``register(subparsers)``;
-each registered parser sets ``handler=callable(args) -> int``.
+Composition lives here, above the packages it combines: every subcommand
+calls library functions, and nothing in ``algebra`` outside this package
+imports it.  One module per command group (:data:`COMMAND_MODULES`), each
+exposing ``register(subparsers)``; each registered parser sets
+``handler=callable(args) -> int``.  The argument types and the options
+shared by every group are in :mod:`algebra.cli.args`.
 
 Exit status: 0 on success, 2 on bad input (an :class:`~algebra.errors.InputError`
 is printed as one line, without a traceback), 1 when a verification fails.
@@ -11,22 +14,16 @@ is printed as one line, without a traceback), 1 when a verification fails.
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 
 from algebra import __version__
+from algebra.cli import attention_rank, certify, geometry, graph, grokking, numeric, slt
 from algebra.errors import AlgebraError, InputError, ResourceError
 
+__all__ = ["COMMAND_MODULES", "build_parser", "main"]
+
 # Modules that contribute subcommands, in the order they appear in --help.
-COMMAND_MODULES = (
-    "algebra.geometry.commands",
-    "algebra.certify.commands",
-    "algebra.slt.commands",
-    "algebra.numeric.commands",
-    "algebra.attention_rank.commands",
-    "algebra.grokking.commands",
-    "algebra.graph.commands",
-)
+COMMAND_MODULES = (geometry, certify, slt, numeric, attention_rank, grokking, graph)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -43,13 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"neuroalgebra {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name and name.startswith(exc.name):  # that subpackage has no commands (yet)
-                continue
-            raise
+    for module in COMMAND_MODULES:
         module.register(sub)
     return parser
 
@@ -75,7 +66,3 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # pragma: no cover
         print("interrupted", file=sys.stderr)
         return 130
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from algebra.cli.args import integer_arg, parse_integers
 from algebra.errors import InputError
 
 __all__ = ["register"]
@@ -35,8 +36,6 @@ def _floats(text: str, argument: str, *, lo=None, hi=None) -> tuple[float, ...]:
 
 
 def _ints(text: str | None, argument: str):
-    from algebra.geometry.commands import parse_integers  # ASCII digits only: int() also reads '١'
-
     return None if text is None else list(parse_integers(text, argument))
 
 
@@ -229,12 +228,8 @@ def _cmd_train(args) -> int:
 
 def _cmd_synthetic(args) -> int:
     from algebra.attention_rank.certificates import certified_range
-    from algebra.attention_rank.constructions import (
-        cell_width,
-        interaction_instance,
-        sphere_certificate,
-        uniform_cell_payload,
-    )
+    from algebra.attention_rank.constructions import cell_width, uniform_cell_payload
+    from algebra.certify.attention import interaction_certificate, sphere_certificate
     from algebra.certify.canonical import canonical_bytes, write_atomic
     from algebra.certify.emit import interval_certificate
 
@@ -253,7 +248,7 @@ def _cmd_synthetic(args) -> int:
         cert = sphere_certificate(d, beta, args.eps, seed=args.seed, max_M=48)["certificate"]
         written.append((f"sphere_d{d}_beta{beta:g}.json", cert, f"r_eps >= {certified_range(cert)[0]}"))
     for r, s in ((1, 40), (2, 15), (3, 18)):
-        cert = interaction_instance(r, s, args.eps)["certificate"]
+        cert = interaction_certificate(r, s, args.eps)["certificate"]
         written.append((f"interaction_r{r}_beta{s * s}.json", cert, f"r_eps >= {certified_range(cert)[0]}"))
     for name, cert, what in written:
         write_atomic(out_dir / name, canonical_bytes(cert) + b"\n")
@@ -264,8 +259,6 @@ def _cmd_synthetic(args) -> int:
 
 def register(subparsers) -> None:
     """Add ``attention-rank`` and its subcommands to the top-level CLI."""
-    from algebra.geometry.commands import integer_arg
-
     p = subparsers.add_parser("attention-rank", help="approximation rank of softmax attention",
                               description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="attention_command", metavar="SUBCOMMAND")

@@ -6,15 +6,13 @@ import json
 import time
 from pathlib import Path
 
+from algebra.cli.args import add_sweep_options, nonnegative_arg, sweep_options
 from algebra.errors import InputError
-from algebra.sweep import add_arguments, from_arguments
 
 __all__ = ["register", "certificate_paths"]
 
 
 def register(subparsers) -> None:
-    from algebra.geometry.commands import nonnegative_arg
-
     p = subparsers.add_parser(
         "certify",
         help="compute and write the catalogue of paper-claim certificates",
@@ -27,7 +25,7 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=nonnegative_arg("--seed"), default=0, help="seed of the integer points and inputs")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the index as JSON")
-    add_arguments(p, serial_by_default=True)
+    add_sweep_options(p, serial_by_default=True)
     # certify's default differs from the shared runner's: with neither option the claims run in this process
     # (a cluster's start-up costs more than the fast subset takes); the options' help states the runner's default
     p.epilog = ("Unlike other sweeps, certify runs the claims in this process when neither --scheduler nor --workers "
@@ -89,9 +87,7 @@ def _certify(args) -> int:
     if args.seed < 0:
         raise InputError("--seed", args.seed, "a non-negative integer")
     t0 = time.perf_counter()
-    sweep = from_arguments(args)
-    if sweep["scheduler"] is None and sweep["workers"] is None:
-        sweep["scheduler"] = "serial"  # the default: no cluster unless asked for
+    sweep = sweep_options(args, serial=True)  # the default: no cluster unless asked for
     entries = run_catalogue(args.out, fast=args.fast, seed=args.seed, progress=not args.quiet, **sweep)
     seconds = time.perf_counter() - t0
     if args.json:

@@ -20,31 +20,32 @@ Add one entry to :data:`MODEL_FAMILIES`::
 
 :func:`register` then adds ``dim cnn`` with the family's options plus the
 common ones (:func:`add_dimension_options`), and :func:`model_from_args`
-builds it.  Options shared by several commands (``--json``, ``--seed``) are
-added by :func:`add_output_options`; a new option for ``dim``/``secant``
-belongs there or in :func:`add_dimension_options`.
+builds it.  Options shared by the geometry commands (``--json``, ``--seed``)
+are added by :func:`add_output_options`; a new option for ``dim``/``secant``
+belongs there or in :func:`add_dimension_options`.  Argument types and the
+options of every command group (``--certificate``, ``--scheduler``) live in
+:mod:`algebra.cli.args`.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
-from algebra.errors import InputError, ResourceError
-from algebra.exact.field import DEFAULT_PRIME, MAX_PRIME, is_prime
+from algebra.cli.args import (add_certificate_option, add_sweep_options, nonnegative_arg, parse_memory, parse_widths,
+                              positive_arg, prime_arg, print_certificate, sweep_options, write_certificate)
 from algebra.engine import MODES, dimension
-from algebra.engine.dimension import DEFAULT_MAX_MEMORY, parse_memory
+from algebra.engine.dimension import DEFAULT_MAX_MEMORY
+from algebra.errors import InputError, ResourceError
+from algebra.exact.field import DEFAULT_PRIME
 from algebra.models import DeepLinear, LightningAttention, MLP, PolynomialMap, QueryKey, quadratic_network, shallow_network
 from algebra.models.cnn import cnn_from_text
-from algebra.models.base import positive_int
 from algebra.models.mlp import parse_activation, parse_inactive
-from algebra.sweep import add_arguments as sweep_arguments
 
 __all__ = [
     "register",
@@ -53,171 +54,11 @@ __all__ = [
     "MODEL_FAMILIES",
     "BUILTIN_EXAMPLES",
     "add_output_options",
-    "add_certificate_option",
-    "write_certificate",
     "add_dimension_options",
-    "parse_integer",
-    "parse_integers",
-    "parse_widths",
-    "integer",
-    "integer_arg",
-    "positive_arg",
-    "nonnegative_arg",
-    "prime_arg",
 ]
 
-# ASCII digits only: int() also reads '١' and '５', str.isdigit() also accepts '²' (which int() refuses).
-# A command line is one spelling of its model: every integer option goes through parse_integer.
-_INTEGER = re.compile(r"[+-]?[0-9]+")
 
-
-# -- argument types ---------------------------------------------------------------------------
-
-
-def parse_integer(text, argument: str, *, minimum: int | None = None, allowed: str | None = None) -> int:
-    """An integer written in ASCII decimal digits (optional sign), ``>= minimum`` when given.
-
-    The range check is :func:`algebra.models.base.positive_int`, the library's validator of integer
-    arguments; this function only adds the spelling rule for text.
-
-    Examples
-    --------
-    >>> parse_integer("12", "--n"), parse_integer(" -3 ", "--r")
-    (12, -3)
-    >>> parse_integer("١", "--n", minimum=1)
-    Traceback (most recent call last):
-    ...
-    algebra.errors.InputError: invalid --n='١': expected an integer >= 1 in ASCII digits
-    >>> parse_integer("0", "--n", minimum=1)
-    Traceback (most recent call last):
-    ...
-    algebra.errors.InputError: invalid --n='0': expected an integer >= 1
-    """
-    t = str(text).strip()
-    if not _INTEGER.fullmatch(t):
-        what = allowed or ("an integer" if minimum is None else f"an integer >= {minimum}")
-        raise InputError(argument, text, f"{what} in ASCII digits")
-    value = int(t)
-    if minimum is not None:
-        try:
-            positive_int(argument, value, minimum=minimum)
-        except InputError:
-            raise InputError(argument, text, allowed or f"an integer >= {minimum}") from None
-    return value
-
-
-def parse_integers(text, argument: str, *, minimum: int | None = None, min_length: int = 1,
-                   allowed: str | None = None) -> tuple:
-    """``"3,4,1"`` -> ``(3, 4, 1)``: at least ``min_length`` :func:`parse_integer` entries separated by commas.
-
-    Examples
-    --------
-    >>> parse_integers("0, 2", "--layers", minimum=0)
-    (0, 2)
-    >>> parse_integers("1,٢", "--layers")
-    Traceback (most recent call last):
-    ...
-    algebra.errors.InputError: invalid --layers='1,٢': expected integers separated by commas
-    """
-    if allowed is None:
-        count = "" if min_length <= 1 else f"at least {min_length} "
-        kind = "integers" if minimum is None else ("non-negative integers" if minimum == 0 else
-                                                   "positive integers" if minimum == 1 else f"integers >= {minimum}")
-        allowed = f"{count}{kind} separated by commas"
-    parts = str(text).split(",")
-    if len(parts) < min_length:
-        raise InputError(argument, text, allowed)
-    try:
-        return tuple(parse_integer(p, argument, minimum=minimum) for p in parts)
-    except InputError:
-        raise InputError(argument, text, allowed) from None
-
-
-def parse_widths(text: str, argument: str = "--widths", *, min_length: int = 2) -> tuple:
-    """``"3,4,1"`` -> ``(3, 4, 1)``; every entry a positive integer in ASCII digits.
-
-    Examples
-    --------
-    >>> parse_widths("3,4,1")
-    (3, 4, 1)
-    >>> parse_widths("3,-4")
-    Traceback (most recent call last):
-    ...
-    algebra.errors.InputError: invalid --widths='3,-4': expected at least 2 positive integers separated by commas
-    >>> parse_widths("3,²,1")
-    Traceback (most recent call last):
-    ...
-    algebra.errors.InputError: invalid --widths='3,²,1': expected at least 2 positive integers separated by commas
-    """
-    return parse_integers(text, argument, minimum=1, min_length=min_length)
-
-
-def integer(text) -> int:
-    """A converter like ``int`` for ASCII digits only (raises :class:`~algebra.errors.InputError`, a ``ValueError``).
-
-    Examples
-    --------
-    >>> integer("7")
-    7
-    >>> integer("５")
-    Traceback (most recent call last):
-    ...
-    algebra.errors.InputError: invalid value='５': expected an integer in ASCII digits
-    """
-    return parse_integer(text, "value")
-
-
-def integer_arg(name: str, *, minimum: int | None = None, allowed: str | None = None):
-    """argparse type: :func:`parse_integer` with a message naming the option ``name``.
-
-    The returned callable carries ``integer_option = name`` (the CLI test finds every integer option by it).
-    """
-    def parse(text: str) -> int:
-        try:
-            return parse_integer(text, name, minimum=minimum, allowed=allowed)
-        except InputError as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
-
-    parse.integer_option = name
-    return parse
-
-
-def positive_arg(name: str):
-    """argparse type: a positive integer, with a message naming the argument."""
-    return integer_arg(name, minimum=1, allowed="a positive integer")
-
-
-def nonnegative_arg(name: str):
-    """argparse type: a non-negative integer."""
-    return integer_arg(name, minimum=0, allowed="a non-negative integer")
-
-
-def prime_arg(name: str = "--prime"):
-    """argparse type: a prime below :data:`~algebra.exact.field.MAX_PRIME` (2 and 3 included: a lower bound modulo
-    any prime is proven; the engine notes when one is too small to reach the dimension).
-
-    Examples
-    --------
-    >>> prime_arg()("101")
-    101
-    >>> prime_arg()("100")
-    Traceback (most recent call last):
-    ...
-    argparse.ArgumentTypeError: invalid --prime='100': expected a prime below 2097152
-    """
-    allowed = f"a prime below {MAX_PRIME}"
-
-    def parse(text: str) -> int:
-        try:
-            value = parse_integer(text, name, allowed=allowed)
-            if not 2 <= value < MAX_PRIME or not is_prime(value):
-                raise InputError(name, text, allowed)
-        except InputError as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
-        return value
-
-    parse.integer_option = name
-    return parse
+# -- options of the geometry commands ---------------------------------------------------------------
 
 
 def _default(value, inherit: bool):
@@ -252,38 +93,6 @@ def add_dimension_options(parser, *, inherit: bool = False) -> None:
                         help="number of sample inputs (sample mode)")
     parser.add_argument("--max-memory", type=parse_memory, default=_default(DEFAULT_MAX_MEMORY, inherit),
                         metavar="BYTES", help="refuse above this predicted peak memory (suffixes K, M, G; default 16G)")
-
-
-def add_certificate_option(parser) -> None:
-    """``--certificate FILE``: write one certificate of what the command proved (``dim``, ``secant``, ``rlct``)."""
-    parser.add_argument("--certificate", metavar="FILE", default=None,
-                        help="also write a certificate of the result to FILE (re-check it with `neuroalgebra verify FILE`)")
-
-
-def write_certificate(path, emit) -> dict:
-    """Call ``emit(path)`` (an :mod:`algebra.certify` entry point), re-verify the file, and describe it.
-
-    The entry points write atomically, so a failure leaves no file behind.
-    The file is re-read and checked by the independent checker before the
-    command reports it; the description says what the certificate proves
-    (``kind``, ``relation``, ``value``), which for an uncertified result is
-    only the proven lower bound.
-    """
-    from algebra.checker import check_file
-
-    try:
-        emitted = emit(path)
-    except OSError as exc:
-        raise InputError("--certificate", str(path), f"a writable file path ({exc.strerror or exc})") from None
-    ok, reason = check_file(str(path))[:2]
-    claim = emitted.certificate["claim"]
-    return {"path": str(path), "kind": emitted.kind, "relation": claim.get("relation"), "value": claim.get("value"),
-            "verified": bool(ok), "checker": reason}
-
-
-def _print_certificate(info: dict) -> None:
-    print(f"certificate: {info['path']} ({info['kind']}: {info['relation']} {info['value']}; "
-          f"independent checker: {'VERIFIED' if info['verified'] else 'REJECTED'})")
 
 
 # -- model families of `dim` -----------------------------------------------------------------
@@ -529,7 +338,7 @@ def _run_dim(args) -> int:
         if args.witness and res.witness is not None:
             print(json.dumps({"witness": res.to_json()["witness"]}))
         if cert:
-            _print_certificate(cert)
+            print_certificate(cert)
     return 0
 
 
@@ -580,18 +389,8 @@ def _run_secant(args) -> int:
         print(f"bounds [{res.lower_bound}, {res.upper_bound}]  certified: {'yes' if res.certified else 'NO'}  status: {res.status}")
         print(f"upper bound from: {res.upper_bound_reason}")
         if cert:
-            _print_certificate(cert)
+            print_certificate(cert)
     return 0
-
-
-def _sweep_options(args) -> dict:
-    """``scheduler``/``workers`` for :func:`algebra.sweep.run_sweep`: serial unless ``--scheduler`` or ``--workers`` is given."""
-    from algebra.sweep import from_arguments
-
-    opts = from_arguments(args)
-    if opts["scheduler"] is None and opts["workers"] is None:
-        opts["scheduler"] = "serial"  # a sweep of seconds does not pay for starting a cluster
-    return opts
 
 
 def _run_secant_table(args) -> int:
@@ -600,7 +399,7 @@ def _run_secant_table(args) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     progress = not args.no_progress and not args.json
-    runner = _sweep_options(args)
+    runner = sweep_options(args, serial=True)  # a sweep of seconds does not pay for a cluster
     if args.variety == "veronese":
         results = sweep_veronese(args.n_max, args.degree_max, seed=args.seed, prime=args.prime, progress=progress, **runner)
         stem, title = f"veronese_n{args.n_max}_deg{args.degree_max}", "Defective secants of Veronese varieties"
@@ -679,12 +478,11 @@ def _run_proximity_cnn(args) -> int:
 
 def _run_proximity_cnn_sweep(args) -> int:
     from algebra.geometry.cnn_proximity import cnn_sweep, write_cnn_sweep
-    from algebra.sweep import from_arguments
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     rows = cnn_sweep(fast=args.fast, seed=args.seed, prime=args.prime, progress=not args.no_progress and not args.json,
-                     **from_arguments(args))
+                     **sweep_options(args))
     csv_path, md_path = out / "cnn_proximity.csv", out / "cnn_proximity.md"
     command = f"neuroalgebra proximity cnn-sweep --out {args.out}" + (" --fast" if args.fast else "")
     counts = write_cnn_sweep(rows, csv_path, md_path, command=command)
@@ -807,7 +605,7 @@ def register(subparsers) -> None:
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--prime", type=prime_arg(), default=DEFAULT_PRIME)
     add_output_options(p)
-    sweep_arguments(p, serial_by_default=True)
+    add_sweep_options(p, serial_by_default=True)
     p.set_defaults(handler=_run_secant_table)
 
     p = subparsers.add_parser("proximity", help="proximity-bias dimension counts for a submodel",
@@ -836,7 +634,7 @@ def register(subparsers) -> None:
     q.add_argument("--no-progress", action="store_true")
     q.add_argument("--prime", type=prime_arg(), default=DEFAULT_PRIME)
     add_output_options(q)
-    sweep_arguments(q)
+    add_sweep_options(q)
     q.set_defaults(handler=_run_proximity_cnn_sweep)
     p.set_defaults(handler=_help(p))
 

@@ -15,19 +15,18 @@ fails (a decided answer, like ``suspect`` for ``llc``), and a
 Lemma 1 / (13)-(15) on the design (:mod:`algebra.certify.representation`),
 re-checked by the independent checker before the command reports it.
 
-``llc graph`` (registered by :mod:`algebra.numeric.commands` through
+``llc graph`` (registered by :mod:`algebra.cli.numeric` through
 :func:`register_llc_graph`) prints the keys of the other ``llc`` commands
-plus ``assumption1_holds``.
+(:func:`algebra.cli._llc.llc_summary`) plus ``assumption1_holds``.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 
+from algebra.cli._llc import add_llc_options, llc_settings, print_llc
+from algebra.cli.args import nonnegative_arg, positive_arg, write_certificate
 from algebra.errors import CertificateError, InputError
-from algebra.geometry.commands import nonnegative_arg, positive_arg
 
 __all__ = ["register", "register_llc_graph", "IDENTITY_TOL"]
 
@@ -88,7 +87,6 @@ def _run_fisher(args) -> int:
     if args.certificate:
         from algebra.certify.canonical import render, write_atomic
         from algebra.certify.representation import representation_certificate
-        from algebra.geometry.commands import write_certificate
 
         def emit(path):
             emitted = representation_certificate(design)
@@ -166,27 +164,22 @@ def register(subparsers) -> None:
 
 def _run_llc_graph(args) -> int:
     from algebra.graph.llc import graph_llc
-    from algebra.numeric.commands import _print_row, _settings
 
     row = graph_llc(args.graph, args.d, args.k, args.r, radius=args.radius, point=args.point,
-                    settings=_settings(args), seed=args.seed, num_draws=args.draws, features=args.features)
+                    settings=llc_settings(args), seed=args.seed, num_draws=args.draws, features=args.features)
     extra = {k: row[k] for k in ("assumption1_holds", "alpha_lower", "point", "lambda_44", "multiplicity_45",
                                  "relative_to_44", "frozen_chains", "design")}
     if args.json:
-        buf = io.StringIO()
-        with contextlib.redirect_stdout(buf):
-            code = _print_row(row, True)
-        print(json.dumps({**json.loads(buf.getvalue()), **extra}, indent=2, default=float))
-        return code
-    code = _print_row(row, False)
+        return print_llc(row, True, extra)
+    code = print_llc(row, False)
     print(f"assumption 1    {'holds (alpha >= ' + str(row['alpha_lower']) + ')' if row['assumption1_holds'] else 'FAILS'}")
     print(f"point           {row['point']} (lambda_44 = {row['lambda_44']}, "
           f"estimate {100 * row['relative_to_44']:+.2f}% from it)")
     return code
 
 
-def register_llc_graph(sub, common) -> None:
-    """Add ``llc graph`` to the ``llc`` subparsers (called from :mod:`algebra.numeric.commands`)."""
+def register_llc_graph(sub) -> None:
+    """Add ``llc graph`` to the ``llc`` subparsers (called from :mod:`algebra.cli.numeric`)."""
     from algebra.graph import POINTS
 
     p = sub.add_parser("graph", help="QK block of graph attention on a Cayley/automorphism graph "
@@ -194,5 +187,5 @@ def register_llc_graph(sub, common) -> None:
     _design_options(p, fisher=False)
     p.add_argument("--point", choices=POINTS, default="canonical",
                    help="reference factors: canonical (30), a random GL(k) gauge, or the open case")
-    common(p, sample_size=False)  # the loss is the exact population KL: no --n
+    add_llc_options(p, sample_size=False)  # the loss is the exact population KL: no --n
     p.set_defaults(handler=_run_llc_graph)

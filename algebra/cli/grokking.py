@@ -26,9 +26,9 @@ import json
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from algebra.engine.dimension import DEFAULT_MAX_MEMORY, parse_memory
+from algebra.cli.args import add_sweep_options, integer, integer_arg, parse_memory, sweep_options
+from algebra.engine.dimension import DEFAULT_MAX_MEMORY
 from algebra.errors import InputError
-from algebra.geometry.commands import integer  # ASCII digits only: int() also reads '١'
 
 __all__ = ["register"]
 
@@ -128,7 +128,6 @@ def _parse_list(text, typ, flag):
 
 def _sweep(args) -> int:
     from algebra.grokking.experiments import grid, sweep
-    from algebra.sweep import from_arguments
 
     base = _config(args, skip=_LIST_FIELDS)
     lists = {}
@@ -139,7 +138,7 @@ def _sweep(args) -> int:
             lists[name] = vals
     configs = grid(base, **lists)
     rows = sweep(args.out, configs, llc=args.llc, llc_every=args.llc_every, exact=args.exact,
-                 progress=args.progress, **from_arguments(args))
+                 progress=args.progress, **sweep_options(args))
     figs = _sweep_figures(rows, Path(args.out), lists) if not args.no_figures else []
     if args.json:
         print(json.dumps({"rows": rows, "figures": [str(f) for f in figs], "table": str(Path(args.out) / "sweep.csv")},
@@ -270,9 +269,6 @@ def _dim(args) -> int:
 
 def register(subparsers) -> None:
     """Add ``grok`` with its subcommands to the top-level parser."""
-    from algebra.geometry.commands import integer_arg
-    from algebra.sweep import add_arguments
-
     grok = subparsers.add_parser("grok", help="grokking on modular addition: train, LLC, sweeps, exact references")
     sub = grok.add_subparsers(dest="grok_command", metavar="SUBCOMMAND", parser_class=type(grok))
     grok.set_defaults(handler=lambda args: (grok.print_help(), 2)[1])
@@ -294,7 +290,7 @@ def register(subparsers) -> None:
     ll.add_argument("--seed", type=integer_arg("--seed"), default=0)
     ll.add_argument("--progress", action="store_true")
     ll.add_argument("--json", action="store_true")
-    add_arguments(ll)
+    add_sweep_options(ll)
     ll.set_defaults(handler=_llc)
 
     s = sub.add_parser("sweep", help="grid of runs as Dask tasks, gathered into sweep.csv")
@@ -306,7 +302,7 @@ def register(subparsers) -> None:
     s.add_argument("--no-figures", action="store_true")
     s.add_argument("--progress", action="store_true")
     s.add_argument("--json", action="store_true")
-    add_arguments(s)
+    add_sweep_options(s)
     s.set_defaults(handler=_sweep)
 
     r = sub.add_parser("report", help="figures and a table for runs or sweeps")

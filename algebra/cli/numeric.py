@@ -6,10 +6,10 @@ and print the estimate, its standard error and 95% interval, the exact
 lambda and multiplicity, the relative error and the verdict (``--json`` for
 the keys ``estimate, stderr, ci95, exact_lambda, multiplicity,
 relative_error, verdict, seed, settings``).  Every model subcommand goes
-through :func:`algebra.numeric.suite.run_entry`, the same entry the suites
-use.  ``suite`` runs the calibration suite (:data:`~algebra.numeric.suite.SUITE`,
+through :func:`algebra.claims.llc_suites.run_entry`, the same entry the suites
+use.  ``suite`` runs the calibration suite (:data:`~algebra.claims.llc_suites.SUITE`,
 the models the procedure was designed on) or, with ``--which validation``,
-the validation suite (:data:`~algebra.numeric.suite.VALIDATION`, never used
+the validation suite (:data:`~algebra.claims.llc_suites.VALIDATION`, never used
 for design) and writes a table, a JSON file and two figures.  Exit status:
 0 when the verdict is ``ok``, 1 when ``suspect``, 2 on bad input (sizes
 too large for memory are refused before allocating, naming the argument).
@@ -20,84 +20,38 @@ from __future__ import annotations
 import json
 import os
 
-from algebra.errors import InputError
+from algebra.cli._llc import add_llc_options, llc_settings, print_llc
+from algebra.cli.args import add_sweep_options, nonnegative_arg, parse_widths, positive_arg, sweep_options
+from algebra.cli.graph import register_llc_graph
 
 __all__ = ["register"]
 
 
-def _settings(args):
-    from algebra.numeric.calibration import FAST, CalibrationSettings
-
-    s = FAST if args.fast else CalibrationSettings()
-    if args.chains is not None:
-        if args.chains < 2:
-            raise InputError("--chains", args.chains, "an integer >= 2 (R-hat compares chains)")
-        s = CalibrationSettings(**{**s.__dict__, "num_chains": args.chains})
-    return s
-
-
-def _print_row(row: dict, as_json: bool) -> int:
-    keys = ("estimate", "stderr", "ci95", "exact_lambda", "multiplicity", "relative_error",
-            "verdict", "seed", "settings")
-    if as_json:
-        out = {k: row.get(k) for k in keys}
-        out.update({k: row[k] for k in ("model", "chosen", "reasons", "theorem", "num_params", "n")
-                    if k in row})
-        out["multi_temperature"] = row["details"]["multi_temperature"]
-        out["per_temperature"] = [
-            {k: e[k] for k in ("nbeta", "estimate", "stderr", "ess", "rhat", "burnin", "accept_rate",
-                               "divergent")}
-            for e in row["details"]["per_temperature"]]
-        print(json.dumps(out, indent=2, default=float))
-    else:
-        rel = row["relative_error"]
-        lines = [
-            ("model", row["model"]),
-            ("estimate", f"{row['estimate']:.4f} +- {row['stderr']:.4f}  ({row['chosen']})"),
-            ("95% interval", f"[{row['ci95'][0]:.4f}, {row['ci95'][1]:.4f}]"),
-            ("exact lambda", f"{row['exact_lambda']} (m = {row['multiplicity']})"
-             if row["exact_lambda"] is not None else "unknown"),
-            ("relative error", "-" if rel is None else f"{100 * rel:+.2f}%"),
-            ("verdict", row["verdict"] + ("" if not row["reasons"] else ": " + "; ".join(row["reasons"]))),
-            ("seed", str(row["seed"])),
-        ]
-        width = max(len(k) for k, _ in lines)
-        for k, v in lines:
-            print(f"{k.ljust(width)}  {v}")
-    return 0 if row["verdict"] == "ok" else 1
-
-
 def _run_family(family: str, fargs: tuple, args) -> int:
-    from algebra.numeric.suite import run_entry
+    from algebra.claims.llc_suites import run_entry
 
-    row = run_entry(family, fargs, settings=_settings(args), seed=args.seed, n=args.n)
+    row = run_entry(family, fargs, settings=llc_settings(args), seed=args.seed, n=args.n)
     row["settings"] = row["details"]["settings"]
-    return _print_row(row, args.json)
+    return print_llc(row, args.json)
 
 
 def _run_dln(args) -> int:
-    from algebra.geometry.commands import parse_widths
-
     return _run_family("dln", (parse_widths(args.widths), args.r), args)
 
 
 def _run_suite(args) -> int:
-    from algebra.numeric.suite import (SUITE, VALIDATION, dump_rows, plot_suite, plot_traces,
-                                       run_suite, summarize, write_table)
+    from algebra.claims.llc_suites import SUITE, VALIDATION, run_suite
+    from algebra.numeric.suite import dump_rows, plot_suite, plot_traces, summarize, write_table
 
     entries, stem = (SUITE, "llc_suite") if args.which == "calibration" else (VALIDATION, "llc_validation")
     os.makedirs(args.out, exist_ok=True)
-    from algebra.sweep import from_arguments
-
-    runner = from_arguments(args)
-    if runner["scheduler"] is None and runner["workers"] is None:
-        runner["scheduler"] = "serial"  # a cluster only when asked for: --workers N or --scheduler ADDRESS
+    runner = sweep_options(args, serial=True)  # a cluster only when asked for: --workers N or --scheduler ADDRESS
     previous = None
     if args.resume and os.path.exists(os.path.join(args.out, f"{stem}.json")):
         from algebra.numeric.suite import load_rows
 
         previous = load_rows(os.path.join(args.out, f"{stem}.json"))
-    rows = run_suite(settings=_settings(args), seed=args.seed, progress=not args.json, entries=entries,
+    rows = run_suite(settings=llc_settings(args), seed=args.seed, progress=not args.json, entries=entries,
                      previous=previous, **runner)
     table = write_table(rows, os.path.join(args.out, f"{stem}.md"))
     dump_rows(rows, os.path.join(args.out, f"{stem}.json"))
@@ -119,40 +73,30 @@ def _run_suite(args) -> int:
 
 
 def register(subparsers) -> None:
-    from algebra.geometry.commands import nonnegative_arg, positive_arg
-
     llc = subparsers.add_parser(
         "llc", help="sampled local learning coefficient vs exact value",
         description="Estimate the local learning coefficient by sampling (automatic calibration) "
                     "and compare it with the exact value from algebra.slt.")
     sub = llc.add_subparsers(dest="llc_command", metavar="MODEL")
 
-    def common(p, *, sample_size=True):
-        p.add_argument("--seed", type=nonnegative_arg("--seed"), default=0)
-        p.add_argument("--json", action="store_true", help="print JSON")
-        p.add_argument("--fast", action="store_true", help="short chains (for tests and demos)")
-        p.add_argument("--chains", type=positive_arg("--chains"), default=None)
-        if sample_size:
-            p.add_argument("--n", type=positive_arg("--n"), default=None, help="sample size")
-
     p = sub.add_parser("rrr", help="reduced rank regression (Aoyagi & Watanabe 2005)")
     for name in ("M", "N", "H"):
         p.add_argument(f"--{name}", type=positive_arg(f"--{name}"), required=True)
     p.add_argument("--r", type=nonnegative_arg("--r"), required=True)
-    common(p)
+    add_llc_options(p)
     p.set_defaults(handler=lambda a: _run_family("rrr", (a.M, a.N, a.H, a.r), a))
 
     p = sub.add_parser("dln", help="deep linear network (Aoyagi 2024)")
     p.add_argument("--widths", required=True, help="d0,d1,...,dL")
     p.add_argument("--r", type=nonnegative_arg("--r"), required=True)
-    common(p)
+    add_llc_options(p)
     p.set_defaults(handler=_run_dln)
 
     p = sub.add_parser("qk", help="query-key composite A B^T (graph-attention paper, Thm 2)")
     p.add_argument("--d", type=positive_arg("--d"), required=True)
     p.add_argument("--k", type=positive_arg("--k"), required=True)
     p.add_argument("--r", type=nonnegative_arg("--r"), required=True)
-    common(p)
+    add_llc_options(p)
     p.set_defaults(handler=lambda a: _run_family("qk", (a.d, a.k, a.r), a))
 
     p = sub.add_parser("quadratic", help="quadratic network V (W x)^2, lambda = certified dimension / 2 "
@@ -160,22 +104,21 @@ def register(subparsers) -> None:
     p.add_argument("--d", type=positive_arg("--d"), required=True)
     p.add_argument("--outputs", type=positive_arg("--outputs"), required=True)
     p.add_argument("--width", type=positive_arg("--width"), required=True)
-    common(p)
+    add_llc_options(p)
     p.set_defaults(handler=lambda a: _run_family("quadratic", (a.d, a.outputs, a.width), a))
 
     p = sub.add_parser("regular", help="linear regression, lambda = d/2")
     p.add_argument("--in-dim", dest="in_dim", type=positive_arg("--in-dim"), required=True)
     p.add_argument("--out-dim", dest="out_dim", type=positive_arg("--out-dim"), default=1)
-    common(p)
+    add_llc_options(p)
     p.set_defaults(handler=lambda a: _run_family("regular", (a.in_dim, a.out_dim), a))
 
     p = sub.add_parser("poly", help="regression on polynomial features; K = sum of squares of the generators")
     p.add_argument("generators", nargs="+", help='polynomials vanishing at 0, e.g. "x^2*y"')
-    common(p)
+    add_llc_options(p)
     p.set_defaults(handler=lambda a: _run_family("poly", tuple(a.generators), a))
 
-    from algebra.graph.commands import register_llc_graph  # `llc graph` (issue 13, graph attention)
-    register_llc_graph(sub, common)
+    register_llc_graph(sub)  # `llc graph` (issue 13, graph attention)
 
     p = sub.add_parser("suite", help="run the calibration or the validation suite; writes table and figures")
     p.add_argument("--which", choices=("calibration", "validation"), default="calibration",
@@ -185,9 +128,7 @@ def register(subparsers) -> None:
     p.add_argument("--resume", action="store_true",
                    help="keep the rows of OUT's previous run made with the same seed and settings; run only "
                         "the entries it lacks (entries added to a suite later)")
-    common(p, sample_size=False)
-    from algebra.sweep import add_arguments as sweep_arguments
-
-    sweep_arguments(p, serial_by_default=True)
+    add_llc_options(p, sample_size=False)
+    add_sweep_options(p, serial_by_default=True)
     p.set_defaults(handler=_run_suite)
     llc.set_defaults(handler=lambda a: (llc.print_help(), 2)[1])

@@ -8,51 +8,16 @@ from __future__ import annotations
 
 import json
 
+from algebra.cli.args import integer_arg, parse_integers, parse_widths, print_certificate, write_certificate
 from algebra.errors import InputError
+from algebra.models.polynomial import parse_generators
 
-__all__ = ["register", "parse_generators"]
+__all__ = ["register"]
 
 
 def _int(name: str, minimum: int = 0):
     """argparse type: an integer >= minimum in ASCII digits, with a message naming the argument."""
-    from algebra.geometry.commands import integer_arg
-
     return integer_arg(name, minimum=minimum, allowed="a positive integer" if minimum == 1 else f"an integer >= {minimum}")
-
-
-def parse_generators(texts, variables_text: str | None = None) -> tuple:
-    """Generator polynomials from the command line, over one variable order.
-
-    The one parser for generator lists (``rlct poly`` and ``llc poly``).
-    ``variables_text`` (``--vars``, e.g. ``"x,y"``) fixes the order; by
-    default the variables that occur, sorted.
-
-    Returns
-    -------
-    (list of Polynomial, tuple of str)
-
-    Examples
-    --------
-    >>> gens, names = parse_generators(["x^2*y", "y^2"])
-    >>> [g.to_text() for g in gens], names
-    (['x^2*y', 'y^2'], ('x', 'y'))
-    >>> parse_generators(["x*y"], "x")
-    Traceback (most recent call last):
-    ...
-    algebra.errors.InputError: invalid generator 1='x*y': expected a polynomial in the variables x (got 'y')
-    """
-    from algebra.models.polynomial import parse_polynomial
-
-    texts = list(texts)
-    if variables_text:
-        variables = tuple(v.strip() for v in variables_text.split(","))
-    else:
-        names = set()
-        for i, text in enumerate(texts):
-            names |= set(parse_polynomial(text, argument=f"generator {i + 1}").variables)
-        variables = tuple(sorted(names))
-    gens = [parse_polynomial(t, variables, argument=f"generator {i + 1}") for i, t in enumerate(texts)]
-    return gens, variables
 
 
 def _print_lc(lc, as_json: bool, cert: dict | None = None) -> int:
@@ -66,9 +31,7 @@ def _print_lc(lc, as_json: bool, cert: dict | None = None) -> int:
     for k, v in rows:
         print(f"{k.ljust(width)}  {v}")
     if cert:
-        from algebra.geometry.commands import _print_certificate
-
-        _print_certificate(cert)
+        print_certificate(cert)
     return 0
 
 
@@ -76,8 +39,6 @@ def _certificate(args, emit) -> dict | None:
     """Write the certificate asked for with ``--certificate FILE`` (``emit(path)`` is an algebra.certify entry point)."""
     if not getattr(args, "certificate", None):
         return None
-    from algebra.geometry.commands import write_certificate
-
     return write_certificate(args.certificate, emit)
 
 
@@ -96,8 +57,6 @@ def _run_rrr(args) -> int:
 
 def _run_dln(args) -> int:
     from algebra.slt.formulas import deep_linear_network
-
-    from algebra.geometry.commands import parse_widths
 
     widths = parse_widths(args.widths)
     lc = deep_linear_network(widths, args.r)
@@ -141,8 +100,6 @@ def _run_poly(args) -> int:
         K = parse_polynomial(args.K, variables, argument="K")
     prior = None
     if args.prior:
-        from algebra.geometry.commands import parse_integers
-
         allowed = (f"{len(K.variables)} non-negative integers separated by commas "
                    f"(one per variable {', '.join(K.variables)})")
         prior = list(parse_integers(args.prior, "--prior", minimum=0, allowed=allowed))

@@ -41,7 +41,7 @@ class SuiteEntry:
 
 def _parse_generators(args):
     """Generators (the CLI's one parser) that vanish at the reference point ``w* = 0``."""
-    from algebra.slt.commands import parse_generators
+    from algebra.models.polynomial import parse_generators
 
     gens, names = parse_generators(args)
     for text, g in zip(args, gens):

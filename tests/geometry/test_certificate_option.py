@@ -43,7 +43,7 @@ def test_dim_certificate_runs_the_engine_once(tmp_path, capsys, monkeypatch, arg
     """The printed result and the certificate come from one engine run, unless the
     user asked for a mode the certificate cannot use (then two runs, both at the same seed)."""
     import algebra.engine
-    import algebra.geometry.commands as commands
+    import algebra.cli.geometry as commands
 
     calls = []
 

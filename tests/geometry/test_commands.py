@@ -100,7 +100,7 @@ def test_bad_input_in_a_real_process_prints_no_traceback():
 def test_one_family_table_builds_every_dim_subcommand():
     """A family added to MODEL_FAMILIES gets its `dim` subcommand, and model_from_args builds it."""
     from algebra.cli import build_parser
-    from algebra.geometry.commands import MODEL_FAMILIES, model_from_args
+    from algebra.cli.geometry import MODEL_FAMILIES, model_from_args
 
     parser = build_parser()
     for name in MODEL_FAMILIES:

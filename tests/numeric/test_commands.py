@@ -1,4 +1,4 @@
-"""Tests for `neuroalgebra llc ...` (algebra.numeric.commands)."""
+"""Tests for `neuroalgebra llc ...` (algebra.cli.numeric)."""
 
 import json
 

@@ -1,0 +1,75 @@
+"""What every ``neuroalgebra llc ...`` command shares: its options, its settings and its report.
+
+``llc MODEL`` (:mod:`algebra.cli.numeric`) and ``llc graph`` (:mod:`algebra.cli.graph`) print one
+row of :func:`algebra.claims.llc_suites.run_entry` or :func:`algebra.graph.llc.graph_llc` the same way:
+:func:`llc_summary` is the data of that report (the ``--json`` object), :func:`print_llc` prints it.
+"""
+
+from __future__ import annotations
+
+import json
+
+from algebra.cli.args import nonnegative_arg, positive_arg
+from algebra.errors import InputError
+
+__all__ = ["add_llc_options", "llc_settings", "llc_summary", "print_llc", "SUMMARY_KEYS"]
+
+#: The keys every ``llc`` report has (``--json``), in this order.
+SUMMARY_KEYS = ("estimate", "stderr", "ci95", "exact_lambda", "multiplicity", "relative_error", "verdict", "seed",
+                "settings")
+_OPTIONAL_KEYS = ("model", "chosen", "reasons", "theorem", "num_params", "n")
+_PER_TEMPERATURE_KEYS = ("nbeta", "estimate", "stderr", "ess", "rhat", "burnin", "accept_rate", "divergent")
+
+
+def add_llc_options(p, *, sample_size: bool = True) -> None:
+    """``--seed``, ``--json``, ``--fast``, ``--chains`` (and ``--n`` when the loss is sampled) of an ``llc`` command."""
+    p.add_argument("--seed", type=nonnegative_arg("--seed"), default=0)
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--fast", action="store_true", help="short chains (for tests and demos)")
+    p.add_argument("--chains", type=positive_arg("--chains"), default=None)
+    if sample_size:
+        p.add_argument("--n", type=positive_arg("--n"), default=None, help="sample size")
+
+
+def llc_settings(args):
+    """The :class:`~algebra.numeric.calibration.CalibrationSettings` of ``--fast`` and ``--chains``."""
+    from algebra.numeric.calibration import FAST, CalibrationSettings
+
+    s = FAST if args.fast else CalibrationSettings()
+    if args.chains is not None:
+        if args.chains < 2:
+            raise InputError("--chains", args.chains, "an integer >= 2 (R-hat compares chains)")
+        s = CalibrationSettings(**{**s.__dict__, "num_chains": args.chains})
+    return s
+
+
+def llc_summary(row: dict) -> dict:
+    """The report of one estimate (the ``--json`` object): :data:`SUMMARY_KEYS`, the optional keys the row has,
+    and the multi-temperature fit with its per-temperature diagnostics."""
+    out = {k: row.get(k) for k in SUMMARY_KEYS}
+    out.update({k: row[k] for k in _OPTIONAL_KEYS if k in row})
+    out["multi_temperature"] = row["details"]["multi_temperature"]
+    out["per_temperature"] = [{k: e[k] for k in _PER_TEMPERATURE_KEYS} for e in row["details"]["per_temperature"]]
+    return out
+
+
+def print_llc(row: dict, as_json: bool, extra: dict | None = None) -> int:
+    """Print the report of one estimate (``extra`` keys appended to the JSON object); exit status 0 when ``ok``."""
+    if as_json:
+        print(json.dumps({**llc_summary(row), **(extra or {})}, indent=2, default=float))
+    else:
+        rel = row["relative_error"]
+        lines = [
+            ("model", row["model"]),
+            ("estimate", f"{row['estimate']:.4f} +- {row['stderr']:.4f}  ({row['chosen']})"),
+            ("95% interval", f"[{row['ci95'][0]:.4f}, {row['ci95'][1]:.4f}]"),
+            ("exact lambda", f"{row['exact_lambda']} (m = {row['multiplicity']})"
+             if row["exact_lambda"] is not None else "unknown"),
+            ("relative error", "-" if rel is None else f"{100 * rel:+.2f}%"),
+            ("verdict", row["verdict"] + ("" if not row["reasons"] else ": " + "; ".join(row["reasons"]))),
+            ("seed", str(row["seed"])),
+        ]
+        width = max(len(k) for k, _ in lines)
+        for k, v in lines:
+            print(f"{k.ljust(width)}  {v}")
+    return 0 if row["verdict"] == "ok" else 1

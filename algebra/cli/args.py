@@ -1,0 +1,266 @@
+"""Argument types, validators and options shared by every command of ``neuroalgebra``.
+
+One mechanism per job: every integer option of every command goes through
+:func:`parse_integer` (ASCII digits only), through an argparse type built
+here (:func:`integer_arg`, :func:`positive_arg`, :func:`nonnegative_arg`,
+:func:`prime_arg`) or through :func:`parse_memory` for byte sizes.  The
+options several command groups offer are added here too: ``--certificate
+FILE`` (:func:`add_certificate_option`, :func:`write_certificate`) and the
+sweep runner's ``--scheduler``/``--workers`` (:func:`add_sweep_options`,
+:func:`sweep_options`, the keyword arguments of :func:`algebra.sweep.run_sweep`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+
+from algebra.engine.dimension import parse_memory
+from algebra.errors import InputError
+from algebra.exact.field import MAX_PRIME, is_prime
+from algebra.models.base import positive_int
+
+__all__ = [
+    "parse_integer",
+    "parse_integers",
+    "parse_widths",
+    "parse_memory",
+    "integer",
+    "integer_arg",
+    "positive_arg",
+    "nonnegative_arg",
+    "prime_arg",
+    "add_certificate_option",
+    "write_certificate",
+    "print_certificate",
+    "add_sweep_options",
+    "sweep_options",
+]
+
+# ASCII digits only: int() also reads '١' and '５', str.isdigit() also accepts '²' (which int() refuses).
+# A command line is one spelling of its model: every integer option goes through parse_integer.
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
+# -- argument types ---------------------------------------------------------------------------
+
+
+def parse_integer(text, argument: str, *, minimum: int | None = None, allowed: str | None = None) -> int:
+    """An integer written in ASCII decimal digits (optional sign), ``>= minimum`` when given.
+
+    The range check is :func:`algebra.models.base.positive_int`, the library's validator of integer
+    arguments; this function only adds the spelling rule for text.
+
+    Examples
+    --------
+    >>> parse_integer("12", "--n"), parse_integer(" -3 ", "--r")
+    (12, -3)
+    >>> parse_integer("١", "--n", minimum=1)
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid --n='١': expected an integer >= 1 in ASCII digits
+    >>> parse_integer("0", "--n", minimum=1)
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid --n='0': expected an integer >= 1
+    """
+    t = str(text).strip()
+    if not _INTEGER.fullmatch(t):
+        what = allowed or ("an integer" if minimum is None else f"an integer >= {minimum}")
+        raise InputError(argument, text, f"{what} in ASCII digits")
+    value = int(t)
+    if minimum is not None:
+        try:
+            positive_int(argument, value, minimum=minimum)
+        except InputError:
+            raise InputError(argument, text, allowed or f"an integer >= {minimum}") from None
+    return value
+
+
+def parse_integers(text, argument: str, *, minimum: int | None = None, min_length: int = 1,
+                   allowed: str | None = None) -> tuple:
+    """``"3,4,1"`` -> ``(3, 4, 1)``: at least ``min_length`` :func:`parse_integer` entries separated by commas.
+
+    Examples
+    --------
+    >>> parse_integers("0, 2", "--layers", minimum=0)
+    (0, 2)
+    >>> parse_integers("1,٢", "--layers")
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid --layers='1,٢': expected integers separated by commas
+    """
+    if allowed is None:
+        count = "" if min_length <= 1 else f"at least {min_length} "
+        kind = "integers" if minimum is None else ("non-negative integers" if minimum == 0 else
+                                                   "positive integers" if minimum == 1 else f"integers >= {minimum}")
+        allowed = f"{count}{kind} separated by commas"
+    parts = str(text).split(",")
+    if len(parts) < min_length:
+        raise InputError(argument, text, allowed)
+    try:
+        return tuple(parse_integer(p, argument, minimum=minimum) for p in parts)
+    except InputError:
+        raise InputError(argument, text, allowed) from None
+
+
+def parse_widths(text: str, argument: str = "--widths", *, min_length: int = 2) -> tuple:
+    """``"3,4,1"`` -> ``(3, 4, 1)``; every entry a positive integer in ASCII digits.
+
+    Examples
+    --------
+    >>> parse_widths("3,4,1")
+    (3, 4, 1)
+    >>> parse_widths("3,-4")
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid --widths='3,-4': expected at least 2 positive integers separated by commas
+    >>> parse_widths("3,²,1")
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid --widths='3,²,1': expected at least 2 positive integers separated by commas
+    """
+    return parse_integers(text, argument, minimum=1, min_length=min_length)
+
+
+def integer(text) -> int:
+    """A converter like ``int`` for ASCII digits only (raises :class:`~algebra.errors.InputError`, a ``ValueError``).
+
+    Examples
+    --------
+    >>> integer("7")
+    7
+    >>> integer("５")
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid value='５': expected an integer in ASCII digits
+    """
+    return parse_integer(text, "value")
+
+
+def integer_arg(name: str, *, minimum: int | None = None, allowed: str | None = None):
+    """argparse type: :func:`parse_integer` with a message naming the option ``name``.
+
+    The returned callable carries ``integer_option = name`` (the CLI test finds every integer option by it).
+    """
+    def parse(text: str) -> int:
+        try:
+            return parse_integer(text, name, minimum=minimum, allowed=allowed)
+        except InputError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parse.integer_option = name
+    return parse
+
+
+def positive_arg(name: str):
+    """argparse type: a positive integer, with a message naming the argument."""
+    return integer_arg(name, minimum=1, allowed="a positive integer")
+
+
+def nonnegative_arg(name: str):
+    """argparse type: a non-negative integer."""
+    return integer_arg(name, minimum=0, allowed="a non-negative integer")
+
+
+def prime_arg(name: str = "--prime"):
+    """argparse type: a prime below :data:`~algebra.exact.field.MAX_PRIME` (2 and 3 included: a lower bound modulo
+    any prime is proven; the engine notes when one is too small to reach the dimension).
+
+    Examples
+    --------
+    >>> prime_arg()("101")
+    101
+    >>> prime_arg()("100")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: invalid --prime='100': expected a prime below 2097152
+    """
+    allowed = f"a prime below {MAX_PRIME}"
+
+    def parse(text: str) -> int:
+        try:
+            value = parse_integer(text, name, allowed=allowed)
+            if not 2 <= value < MAX_PRIME or not is_prime(value):
+                raise InputError(name, text, allowed)
+        except InputError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        return value
+
+    parse.integer_option = name
+    return parse
+
+
+# -- --certificate FILE ----------------------------------------------------------------------------
+
+
+def add_certificate_option(parser) -> None:
+    """``--certificate FILE``: write one certificate of what the command proved (``dim``, ``secant``, ``rlct``)."""
+    parser.add_argument("--certificate", metavar="FILE", default=None,
+                        help="also write a certificate of the result to FILE (re-check it with `neuroalgebra verify FILE`)")
+
+
+def write_certificate(path, emit) -> dict:
+    """Call ``emit(path)`` (an :mod:`algebra.certify` entry point), re-verify the file, and describe it.
+
+    The entry points write atomically, so a failure leaves no file behind.
+    The file is re-read and checked by the independent checker before the
+    command reports it; the description says what the certificate proves
+    (``kind``, ``relation``, ``value``), which for an uncertified result is
+    only the proven lower bound.
+    """
+    from algebra.checker import check_file
+
+    try:
+        emitted = emit(path)
+    except OSError as exc:
+        raise InputError("--certificate", str(path), f"a writable file path ({exc.strerror or exc})") from None
+    ok, reason = check_file(str(path))[:2]
+    claim = emitted.certificate["claim"]
+    return {"path": str(path), "kind": emitted.kind, "relation": claim.get("relation"), "value": claim.get("value"),
+            "verified": bool(ok), "checker": reason}
+
+
+def print_certificate(info: dict) -> None:
+    """One line for a :func:`write_certificate` description: path, what it proves, the checker's verdict."""
+    print(f"certificate: {info['path']} ({info['kind']}: {info['relation']} {info['value']}; "
+          f"independent checker: {'VERIFIED' if info['verified'] else 'REJECTED'})")
+
+
+# -- the sweep runner's options ------------------------------------------------------------------------
+
+
+def add_sweep_options(parser, *, serial_by_default: bool = False) -> None:
+    """Add the shared ``--scheduler`` and ``--workers`` options of :func:`algebra.sweep.run_sweep`.
+
+    ``serial_by_default`` only changes the help text: commands whose default
+    work takes seconds (``certify``, ``secant-table``, ``llc suite``) run in
+    this process unless ``--workers`` or ``--scheduler`` is given.
+    """
+    default = ("in this process, unless --workers asks for a LocalCluster" if serial_by_default
+               else "a LocalCluster on this machine")
+    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                        help="Dask scheduler address (tcp://host:8786), or 'serial' to run in this process; "
+                             f"default: {default}")
+    # ASCII digits only; run_sweep checks the range
+    parser.add_argument("--workers", type=integer_arg("--workers"), default=None, metavar="N",
+                        help="worker processes of the LocalCluster (default: number of CPUs)")
+
+
+def sweep_options(args, *, serial: bool = False) -> dict:
+    """``{"scheduler": ..., "workers": ...}`` for :func:`algebra.sweep.run_sweep` from :func:`add_sweep_options`.
+
+    ``serial=True``: with neither option given, ``scheduler="serial"`` (a sweep of seconds does not pay
+    for starting a cluster).
+
+    Examples
+    --------
+    >>> sweep_options(argparse.Namespace(scheduler=None, workers=None), serial=True)
+    {'scheduler': 'serial', 'workers': None}
+    >>> sweep_options(argparse.Namespace(scheduler=None, workers=2), serial=True)
+    {'scheduler': None, 'workers': 2}
+    """
+    opts = {"scheduler": getattr(args, "scheduler", None), "workers": getattr(args, "workers", None)}
+    if serial and opts["scheduler"] is None and opts["workers"] is None:
+        opts["scheduler"] = "serial"
+    return opts
