@@ -58,7 +58,6 @@ __all__ = [
     "upper_rank_float",
     "lower_rank_float",
     "attention_rank_witness",
-    "attention_rank_certificate",
     "certified_range",
     "single_thread_blas",
     "check_interval_inequality",
@@ -352,18 +351,6 @@ def attention_rank_witness(Q, K, beta, eps, *, bounds: str = "both", lower=None)
             rows, dec = lower if lower is not None else _lower_search(A, eps_f)[:2]
             out["selection"] = {"rows": [int(i) for i in rows], "decoder": [int(c) for c in dec]}
     return out
-
-
-def attention_rank_certificate(Q, K, beta, eps, *, bounds: str = "both", lower=None,
-                               source: dict | None = None) -> dict:
-    """Transitional: :func:`algebra.certify.attention.attention_rank_certificate` (certificates are sealed there).
-
-    Kept only while :mod:`algebra.attention_rank.constructions` still seals its
-    own certificates; import it from :mod:`algebra.certify.attention`.
-    """
-    from algebra.certify.attention import attention_rank_certificate as certify
-
-    return certify(Q, K, beta, eps, bounds=bounds, lower=lower, source=source)
 
 
 def _upper_block(A: np.ndarray, target: float) -> dict:

@@ -153,15 +153,3 @@ def write_index(directory, entries: list[dict]) -> Path:
     path = Path(directory) / "INDEX.md"
     write_atomic(path, ("\n".join(lines) + "\n").encode())
     return path
-
-
-# -- transitional: the sealing moved to algebra.certify.attention ----------------------------------
-# Kept only until the command module (algebra/cli/attention_rank.py) imports it from there: it is an import
-# back into algebra.certify, which the layer rule forbids, so it goes as soon as that caller moves.
-
-
-def emit_head_certificates(out_dir, **options) -> list[dict]:
-    """Transitional: :func:`algebra.certify.attention.emit_head_certificates`."""
-    from algebra.certify.attention import emit_head_certificates as emit
-
-    return emit(out_dir, **options)

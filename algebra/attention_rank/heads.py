@@ -559,7 +559,7 @@ def head_table(length: int = 128, *, multipliers=MULTIPLIERS, eps_list=EPSILONS,
     representative-row upper ranks and of the greedy lower rank of the full
     matrix (keys ``*_float``).  These float ranks are what the certificates
     would prove if their inequalities held; only
-    :func:`algebra.attention_rank.head_certificates.emit_head_certificates`
+    :func:`algebra.certify.attention.emit_head_certificates`
     produces checked bounds.  Spearman associations across heads follow the
     paper's Section 4.2.
     """

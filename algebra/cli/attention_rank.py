@@ -100,12 +100,8 @@ def _cmd_heads(args) -> int:
 
 
 def _emit_heads(args, layers, heads) -> int:
-    from algebra.attention_rank.head_certificates import (
-        DEFAULT_LENGTH,
-        emit_head_certificates,
-        index_entries,
-        write_index,
-    )
+    from algebra.attention_rank.head_certificates import DEFAULT_LENGTH, index_entries, write_index
+    from algebra.certify.attention import emit_head_certificates
 
     mult = _floats(args.emit_multiplier, "--emit-multiplier", lo=0)
     eps = _floats(args.emit_eps, "--emit-eps", lo=0, hi=1)
@@ -145,7 +141,8 @@ def _plot_heads(table, path):
 
 
 def _cmd_matrix(args) -> int:
-    from algebra.attention_rank.certificates import attention_rank_certificate, certified_range, exact_eps
+    from algebra.attention_rank.certificates import certified_range, exact_eps
+    from algebra.certify.attention import attention_rank_certificate
     from algebra.attention_rank.geometry import InteractionChain, exact_visible_dimension
     from algebra.certify.canonical import canonical_bytes, write_atomic
 

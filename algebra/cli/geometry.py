@@ -300,30 +300,32 @@ def _run_dim(args) -> int:
     if args.certificate and args.samples is not None:
         raise InputError("--samples", args.samples, "no --samples with --certificate (the certificate's route chooses "
                          "its sample inputs; drop --samples)")
-    options = _engine_options(args)
-    reuse = False
-    if args.certificate and not args.over_q:
-        from algebra.certify.emit import certificate_mode
-
-        # One engine run is printed and certified: the certificate's own mode, with its witness minor.
-        mode = certificate_mode(model)
-        reuse = args.mode in ("auto", mode)
-        if reuse:
-            options.update(mode=mode, witness=True)
-    try:
-        res = dimension(model, samples=args.samples, **options)
-    except ResourceError as exc:
-        raise _size_error(args, exc) from None
     cert = None
     if args.certificate:
-        from algebra.certify import certify_model
+        from algebra.certify.emit import dimension_with_certificate
 
-        # The certificate is its own proof at the same seed and prime (mod p even
-        # with --over-q: the checker replays minors modulo a prime, so that run is
-        # made again mod p); its route chooses its own inputs, so a fixed --samples
-        # would describe another run.
-        cert = write_certificate(args.certificate, lambda path: certify_model(
-            model, path, seed=args.seed, prime=args.prime, result=res if reuse else None))
+        # One engine run is printed and certified: the certificate's own mode, with its witness minor.  Another
+        # --mode, or --over-q (the checker replays minors modulo a prime), is run as asked, and the certificate
+        # makes its own run mod p at the same seed.
+        runs = []
+
+        def emit(path):
+            res, emitted = dimension_with_certificate(
+                model, path, seed=args.seed, prime=args.prime, mode=args.mode, over_q=args.over_q,
+                witness=args.witness, max_memory=args.max_memory)
+            runs.append(res)
+            return emitted
+
+        try:
+            cert = write_certificate(args.certificate, emit)
+        except ResourceError as exc:
+            raise _size_error(args, exc) from None
+        res = runs[0]
+    else:
+        try:
+            res = dimension(model, samples=args.samples, **_engine_options(args))
+        except ResourceError as exc:
+            raise _size_error(args, exc) from None
     if args.json:
         print(json.dumps(dict(res.to_json(), **({"certificate": cert} if cert else {})), indent=2))
     else:

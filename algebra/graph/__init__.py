@@ -12,7 +12,7 @@ Modules (import them directly; nothing heavy is imported here):
                 (Section 3, eqs. 11-20) and Assumption 1 decided
 ``llc``         teacher-student learning coefficients (Section 4) with the toolkit's
                 samplers, beside the exact (44)/(45)
-``commands``    ``neuroalgebra graph ...`` and ``neuroalgebra llc graph``
+(commands: ``algebra.cli.graph``, ``neuroalgebra graph ...`` and ``neuroalgebra llc graph``)
 """
 
 #: Reference points of ``llc graph`` (:func:`algebra.graph.llc.reference_pair`): the canonical

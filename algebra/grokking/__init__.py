@@ -13,5 +13,5 @@ Modules (import them directly; nothing heavy is imported here):
                  (Thm 5.2, Cor 5.3, Cor 5.4, Remark 5.5 on the actual training data)
 ``experiments``  sweeps over (p, K, lr, wd, f, seed) on :mod:`algebra.sweep` (Dask)
 ``figures``      Figures 1, 2 and 9 (matplotlib, lazily imported)
-``commands``     ``neuroalgebra grok train|llc|sweep|report|dim``
+(commands: ``algebra.cli.grokking``, ``neuroalgebra grok train|llc|sweep|report|dim``)
 """

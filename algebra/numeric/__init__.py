@@ -18,5 +18,5 @@ Modules (import them directly; nothing is re-exported here so that importing
 ``inference_data`` export of sampler runs to ArviZ ``InferenceData`` (arviz imported lazily)
 ``torch_backend`` optional: ``TorchModel`` (a user's ``torch.nn.Module``, data and loss as a model
                   for the calibrated procedure) and batched SGLD (torch imported lazily)
-``commands``      ``neuroalgebra llc ...``
+(commands: ``algebra.cli.numeric``, ``neuroalgebra llc ...``)
 """
