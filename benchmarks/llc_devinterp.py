@@ -86,7 +86,7 @@ def _torch_spec(comp) -> dict:
         return {"kind": "factors", "widths": np.array(comp.widths), "flatten": False}
     if isinstance(comp, M.QuadraticForms):
         return {"kind": "quadratic", "dpk": np.array([comp.d, comp.p, comp.K])}
-    if isinstance(comp, M.PolynomialMap):
+    if isinstance(comp, M.PolynomialComposite):
         return {"kind": "poly", "exponents": comp.exponents, "coefficients": comp.coefficients}
     raise TypeError(f"no torch composite for {type(comp).__name__}")
 

@@ -10,7 +10,7 @@ numpy model (:mod:`algebra.numeric.models`, :class:`algebra.graph.llc.GraphAtten
 regression, Aoyagi 2024 for deep linear networks, the graph-attention paper's
 Theorem 2 for the query-key composite -- on a graph design, once Assumption 1
 is certified on it -- ``d/2`` for regular models),
-``algebra.slt.regular.quadratic_network`` for quadratic networks (half the
+``algebra.slt.regular.quadratic_network_coefficient`` for quadratic networks (half the
 certified secant dimension, grokking paper Theorem 4.1), ``algebra.slt.newton``
 for the polynomial toys and :func:`algebra.grokking.teacher.teacher_coefficient`
 for modular addition.  Nothing here hard-codes a learning coefficient;
@@ -42,7 +42,7 @@ from algebra.numeric.suite import SuiteEntry, _parse_generators, llc_row, sweep_
 from algebra.slt import formulas
 from algebra.slt.formulas import LearningCoefficient
 from algebra.slt.newton import newton_rlct, sum_of_squares
-from algebra.slt.regular import quadratic_network
+from algebra.slt.regular import quadratic_network_coefficient
 
 __all__ = ["FAMILIES", "SUITE", "VALIDATION", "exact_coefficient", "build_model", "build_composite", "run_entry",
            "run_suite"]
@@ -137,9 +137,9 @@ def exact_coefficient(family: str, args: tuple):
         return formulas.query_key(*args)
     if family == "regular":
         a, b = args
-        return formulas.regular_model(a * b)
+        return formulas.regular_model_coefficient(a * b)
     if family == "quadratic":
-        return quadratic_network(*args)
+        return quadratic_network_coefficient(*args)
     if family == "poly":
         return _newton_coefficient(args)
     if family == "graph":
@@ -190,7 +190,7 @@ def build_model(family: str, args: tuple, *, seed: int = 0, n: int | None = None
     if family == "qk":
         return M.qk_model(*args, n=n or N_QK, seed=seed, data=other)
     if family == "regular":
-        return M.regular_model(*args, n=n or N_EXACT, seed=seed, data=gauss)
+        return M.linear_regression_model(*args, n=n or N_EXACT, seed=seed, data=gauss)
     if family == "quadratic":
         return M.quadratic_network_model(*args, n=n or N_QUADRATIC, seed=seed, data=other)
     if family == "poly":
@@ -228,7 +228,7 @@ def build_composite(family: str, args: tuple):
     if family == "quadratic":
         return M.QuadraticForms(*args)
     if family == "poly":
-        return M.PolynomialMap(_parse_generators(args)[0])
+        return M.PolynomialComposite(_parse_generators(args)[0])
     raise InputError("family", family, "one of " + ", ".join(FAMILIES[:6]) + " (a regression composite)")
 
 

@@ -71,18 +71,18 @@ def _run_qk(args) -> int:
 
 
 def _run_regular(args) -> int:
-    from algebra.slt.formulas import regular_model
+    from algebra.slt.formulas import regular_model_coefficient
 
-    return _print_lc(regular_model(args.rank), args.json)
+    return _print_lc(regular_model_coefficient(args.rank), args.json)
 
 
 def _run_quadratic(args) -> int:
     from algebra.certify import certify_model
-    from algebra.slt.regular import quadratic_network
+    from algebra.slt.regular import quadratic_network_coefficient
 
     from algebra.models import quadratic_network as network
 
-    lc = quadratic_network(args.d, args.outputs, args.width, bias=args.bias, seed=args.seed)
+    lc = quadratic_network_coefficient(args.d, args.outputs, args.width, bias=args.bias, seed=args.seed)
     model = network(args.d, args.outputs, args.width, bias=args.bias)
     cert = _certificate(args, lambda path: certify_model(model, path, seed=args.seed, quantity="lambda"))
     return _print_lc(lc, args.json, cert)

@@ -221,8 +221,8 @@ def calibrated_llc(model, *, settings: CalibrationSettings | None = None, seed: 
 
     Examples
     --------
-    >>> from algebra.numeric.models import regular_model
-    >>> res = calibrated_llc(regular_model(2, n=10**12), settings=FAST, seed=1)
+    >>> from algebra.numeric.models import linear_regression_model
+    >>> res = calibrated_llc(linear_regression_model(2, n=10**12), settings=FAST, seed=1)
     >>> abs(res.estimate - 1.0) < 4 * res.stderr
     True
 

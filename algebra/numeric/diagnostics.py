@@ -196,8 +196,8 @@ def hutchinson_trace(model, w=None, *, num_vectors: int = 100, seed: int = 0) ->
 
     Examples
     --------
-    >>> from algebra.numeric.models import regular_model
-    >>> out = hutchinson_trace(regular_model(3, n=10**8), num_vectors=20)
+    >>> from algebra.numeric.models import linear_regression_model
+    >>> out = hutchinson_trace(linear_regression_model(3, n=10**8), num_vectors=20)
     >>> round(out["exact"], 3), abs(out["estimate"] - out["exact"]) < 4 * out["stderr"] + 1e-6
     (3.0, True)
     """

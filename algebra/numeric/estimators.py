@@ -125,9 +125,9 @@ def estimate_llc(run, *, burnin: int | str = "auto") -> LLCEstimate:
 
     Examples
     --------
-    >>> from algebra.numeric.models import regular_model
+    >>> from algebra.numeric.models import linear_regression_model
     >>> from algebra.numeric.samplers import sample
-    >>> run = sample(regular_model(2, n=10**9), method="hmc", nbeta=1e4, num_chains=8,
+    >>> run = sample(linear_regression_model(2, n=10**9), method="hmc", nbeta=1e4, num_chains=8,
     ...              num_draws=400, num_warmup=200, seed=3)
     >>> est = estimate_llc(run)
     >>> abs(est.estimate - 1.0) < 4 * est.stderr   # exact lambda = 2/2
@@ -253,8 +253,8 @@ def tempered_expectation(model, nbeta: float, gamma: float, *, points: int = 200
     --------
     A regular model gives ``sum_i nbeta h_i / (2 (nbeta h_i + gamma))``, here ``2 * 100/101 / 2``:
 
-    >>> from algebra.numeric.models import regular_model
-    >>> round(tempered_expectation(regular_model(2, n=10**12), 100.0, 1.0, points=801), 4)
+    >>> from algebra.numeric.models import linear_regression_model
+    >>> round(tempered_expectation(linear_regression_model(2, n=10**12), 100.0, 1.0, points=801), 4)
     0.9901
     """
     w0 = np.asarray(model.w_star, dtype=float)

@@ -40,9 +40,9 @@ def to_inference_data(run):
 
     Examples
     --------
-    >>> from algebra.numeric.models import regular_model
+    >>> from algebra.numeric.models import linear_regression_model
     >>> from algebra.numeric.samplers import sample
-    >>> run = sample(regular_model(2, n=10**9), method="hmc", nbeta=1e3, num_chains=4,
+    >>> run = sample(linear_regression_model(2, n=10**9), method="hmc", nbeta=1e3, num_chains=4,
     ...              num_draws=100, num_warmup=100, seed=0)
     >>> idata = to_inference_data(run)                     # doctest: +SKIP
     >>> idata.posterior["llc"].shape                       # doctest: +SKIP

@@ -22,7 +22,7 @@ Composites
     regression (widths ``(M, H, N)``), deep linear networks, the query-key
     composite ``A B^T`` (widths ``(d, k, d)``) and the regular linear model
     (one factor).
-:class:`PolynomialMap`
+:class:`PolynomialComposite`
     ``c_k(w)`` given by polynomials, for Newton-polyhedron toys; the loss is
     then ``K(w) = 1/2 (c(w) - c*)^T Sxx (c(w) - c*)`` plus noise terms.
 :class:`QuadraticForms`
@@ -45,7 +45,7 @@ __all__ = [
     "MAX_BYTES",
     "check_memory",
     "FactorProduct",
-    "PolynomialMap",
+    "PolynomialComposite",
     "QuadraticForms",
     "RegressionModel",
     "gaussian_statistics",
@@ -53,7 +53,7 @@ __all__ = [
     "rrr_model",
     "dln_model",
     "qk_model",
-    "regular_model",
+    "linear_regression_model",
     "polynomial_model",
     "quadratic_statistics",
     "quadratic_network_model",
@@ -191,7 +191,7 @@ class FactorProduct:
         return C, vjp
 
 
-class PolynomialMap:
+class PolynomialComposite:
     """Composite ``c(w) = (p_1(w), ..., p_q(w))`` given by polynomials.
 
     Parameters
@@ -202,7 +202,7 @@ class PolynomialMap:
     Examples
     --------
     >>> from algebra.models.polynomial import parse_polynomial
-    >>> pm = PolynomialMap([parse_polynomial("x^2*y", variables=("x", "y"))])
+    >>> pm = PolynomialComposite([parse_polynomial("x^2*y", variables=("x", "y"))])
     >>> C, vjp = pm.matrix_and_vjp(np.array([[2.0, 3.0]]))
     >>> C.ravel().tolist(), vjp(np.ones((1, 1, 1))).ravel().tolist()
     ([12.0], [12.0, 4.0])
@@ -428,7 +428,7 @@ class RegressionModel:
     ----------
     name : str
         Label used in tables.
-    composite : FactorProduct or PolynomialMap
+    composite : FactorProduct or PolynomialComposite
         The map ``w -> C(w)`` of shape (out_dim, in_dim).
     Sxx, Sxy, syy : arrays, float
         Sufficient statistics (see module docstring).
@@ -687,7 +687,7 @@ class _Flattened:
         return C.reshape(shape[0], 1, -1), lambda G: vjp(G.reshape(shape))
 
 
-def regular_model(in_dim: int, out_dim: int = 1, *, n: int = 10**7, seed: int = 0,
+def linear_regression_model(in_dim: int, out_dim: int = 1, *, n: int = 10**7, seed: int = 0,
                   noise: float = 1.0, data: str = "exact") -> RegressionModel:
     """Linear regression ``y = W x`` with ``in_dim * out_dim`` parameters (regular: lambda = P/2)."""
     a, b = _positive_ints("in_dim,out_dim", (in_dim, out_dim))
@@ -710,7 +710,7 @@ def polynomial_model(polynomials, *, w_star=None, n: int = 10**7, seed: int = 0,
     >>> m.dim, m.family
     (2, 'poly')
     """
-    comp = PolynomialMap(polynomials)
+    comp = PolynomialComposite(polynomials)
     rng = np.random.default_rng(np.random.SeedSequence(seed))
     w0 = np.zeros(comp.num_params) if w_star is None else np.asarray(w_star, dtype=float)
     if w0.shape != (comp.num_params,):

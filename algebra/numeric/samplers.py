@@ -555,8 +555,8 @@ def sample(model, *, method: str = "mala", nbeta: float, gamma: float = 1.0,
 
     Examples
     --------
-    >>> from algebra.numeric.models import regular_model
-    >>> m = regular_model(2, n=10**6)
+    >>> from algebra.numeric.models import linear_regression_model
+    >>> m = linear_regression_model(2, n=10**6)
     >>> run = sample(m, method="mala", nbeta=100.0, num_chains=4, num_draws=200, num_warmup=200)
     >>> run.losses.shape, bool(run.accept_rate.mean() > 0.3)
     ((4, 200), True)
@@ -614,8 +614,8 @@ def top_curvature(model, *, iterations: int = 50, seed: int = 0) -> float:
 
     Examples
     --------
-    >>> from algebra.numeric.models import regular_model
-    >>> round(top_curvature(regular_model(3, n=10**8)), 2)
+    >>> from algebra.numeric.models import linear_regression_model
+    >>> round(top_curvature(linear_regression_model(3, n=10**8)), 2)
     1.0
     """
     w = np.asarray(model.w_star, dtype=float)

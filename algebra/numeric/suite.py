@@ -63,9 +63,9 @@ def llc_row(model, coefficient, *, family: str, args: tuple, settings: Calibrati
     >>> from fractions import Fraction
     >>> from types import SimpleNamespace
     >>> from algebra.numeric.calibration import FAST
-    >>> from algebra.numeric.models import regular_model
+    >>> from algebra.numeric.models import linear_regression_model
     >>> exact = SimpleNamespace(lam=Fraction(1), multiplicity=1, theorem="d/2", case="regular")
-    >>> row = llc_row(regular_model(2, 1, n=10**12, seed=0, data="exact"), exact, family="regular", args=(2, 1),
+    >>> row = llc_row(linear_regression_model(2, 1, n=10**12, seed=0, data="exact"), exact, family="regular", args=(2, 1),
     ...               settings=FAST, seed=0)
     >>> row["exact_lambda"], row["multiplicity"], row["covered"]
     ('1', 1, True)

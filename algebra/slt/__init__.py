@@ -16,10 +16,10 @@ from algebra.slt.formulas import (
     query_key,
     query_key_closed_forms,
     reduced_rank_regression,
-    regular_model,
+    regular_model_coefficient,
 )
 from algebra.slt.newton import NewtonResult, newton_rlct, sum_of_squares
-from algebra.slt.regular import ntk_model, quadratic_network, quadratic_network_paper_value, random_feature_model
+from algebra.slt.regular import ntk_model, quadratic_network_coefficient, quadratic_network_paper_value, random_feature_model
 from algebra.slt.volume import ScalingFit, partition_scaling, volume_scaling
 
 __all__ = [
@@ -30,13 +30,13 @@ __all__ = [
     "newton_rlct",
     "ntk_model",
     "partition_scaling",
-    "quadratic_network",
+    "quadratic_network_coefficient",
     "quadratic_network_paper_value",
     "query_key",
     "query_key_closed_forms",
     "random_feature_model",
     "reduced_rank_regression",
-    "regular_model",
+    "regular_model_coefficient",
     "sum_of_squares",
     "volume_scaling",
 ]

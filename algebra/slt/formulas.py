@@ -39,7 +39,7 @@ __all__ = [
     "deep_linear_network",
     "query_key",
     "query_key_closed_forms",
-    "regular_model",
+    "regular_model_coefficient",
 ]
 
 AW2005 = "Aoyagi & Watanabe (2005), Main Theorem"
@@ -71,7 +71,7 @@ class LearningCoefficient:
 
     Examples
     --------
-    >>> lc = regular_model(3)
+    >>> lc = regular_model_coefficient(3)
     >>> lc.to_json()["lambda"], lc.multiplicity
     ('3/2', 1)
     """
@@ -380,7 +380,7 @@ def query_key(d: int, k: int, r: int) -> LearningCoefficient:
 # ----------------------------------------------------------- regular models
 
 
-def regular_model(rank: int) -> LearningCoefficient:
+def regular_model_coefficient(rank: int) -> LearningCoefficient:
     """Regular (or minimally singular) model: ``lambda = rank / 2``, ``m = 1``.
 
     ``rank`` is the number of identifiable directions (the rank of the Fisher
@@ -388,9 +388,9 @@ def regular_model(rank: int) -> LearningCoefficient:
 
     Examples
     --------
-    >>> str(regular_model(7).lam)
+    >>> str(regular_model_coefficient(7).lam)
     '7/2'
-    >>> regular_model(-1)
+    >>> regular_model_coefficient(-1)
     Traceback (most recent call last):
     ...
     algebra.errors.InputError: invalid rank=-1: expected a non-negative integer

@@ -30,7 +30,7 @@ from algebra.errors import DomainError, InputError
 from algebra.slt.formulas import LearningCoefficient, _integer, _positive
 
 __all__ = [
-    "quadratic_network",
+    "quadratic_network_coefficient",
     "quadratic_network_paper_value",
     "random_feature_model",
     "ntk_model",
@@ -79,7 +79,7 @@ def _certified(result, what: str) -> int:
     return int(result.dimension)
 
 
-def quadratic_network(d: int, outputs: int, width: int, *, bias: bool = False, seed: int = 0) -> LearningCoefficient:
+def quadratic_network_coefficient(d: int, outputs: int, width: int, *, bias: bool = False, seed: int = 0) -> LearningCoefficient:
     """RLCT of a quadratic network at a generic point: half the certified secant dimension.
 
     Parameters
@@ -109,10 +109,10 @@ def quadratic_network(d: int, outputs: int, width: int, *, bias: bool = False, s
 
     Examples
     --------
-    >>> lc = quadratic_network(6, 3, 4)
+    >>> lc = quadratic_network_coefficient(6, 3, 4)
     >>> str(lc.lam), lc.extra["agrees_with_paper"]
     ('16', True)
-    >>> lc = quadratic_network(4, 1, 2)     # rank-2 symmetric matrices: defective
+    >>> lc = quadratic_network_coefficient(4, 1, 2)     # rank-2 symmetric matrices: defective
     >>> str(lc.lam), lc.extra["paper_value"], lc.extra["agrees_with_paper"], lc.extra["verdict"]
     ('7/2', '4', False, 'hypothesis fails')
     """

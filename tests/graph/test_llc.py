@@ -9,7 +9,7 @@ from algebra.graph.groups import parse_graph
 from algebra.graph.fisher import quadratic_form
 from algebra.graph.llc import GraphAttentionModel, frozen_chains, graph_llc, reference_pair
 from algebra.numeric.calibration import CalibrationSettings
-from algebra.numeric.models import regular_model
+from algebra.numeric.models import linear_regression_model
 from algebra.numeric.samplers import sample
 
 # shorter than FAST: these tests check the plumbing, the benchmark checks accuracy
@@ -108,7 +108,7 @@ def test_zero_teacher_units_are_the_kl_hessian_in_the_composite():
 
 def test_frozen_chains_counts_chains_that_never_move():
     """A step far beyond the stability limit rejects every proposal: every chain is frozen; a tuned one moves."""
-    model = regular_model(2, n=10**9)
+    model = linear_regression_model(2, n=10**9)
     stuck = sample(model, method="hmc", nbeta=1e4, step_size=10.0, adapt=False, num_chains=4, num_draws=50,
                    num_warmup=0, init_scale=1.0, seed=0)
     assert frozen_chains(stuck.losses) == 4

@@ -8,7 +8,7 @@ import pytest
 
 from algebra.numeric.calibration import (FAST, CalibrationSettings, calibrated_llc,
                                          combine_temperatures, verdict_reasons)
-from algebra.numeric.models import regular_model, rrr_model
+from algebra.numeric.models import linear_regression_model, rrr_model
 
 
 # long enough for the temperature ladder to bound the finite-nbeta bias below 10% (~3 s)
@@ -17,7 +17,7 @@ MEDIUM = CalibrationSettings(num_chains=64, num_draws=1000, num_warmup=500, draw
 
 @pytest.mark.slow  # over 5 s of a two-worker default run (issue 21, item 5)
 def test_regular_model_ok_and_covered():
-    res = calibrated_llc(regular_model(2, 2, n=10**12, seed=0), settings=MEDIUM, seed=2)
+    res = calibrated_llc(linear_regression_model(2, 2, n=10**12, seed=0), settings=MEDIUM, seed=2)
     assert res.verdict == "ok", res.reasons
     assert res.bias_bound is not None and res.bias_bound < 0.1 * res.estimate
     assert res.ci95[0] <= 2.0 <= res.ci95[1]
@@ -35,7 +35,7 @@ def test_same_seed_same_calibrated_result():
 
 def test_small_n_caps_the_temperatures_and_is_suspect():
     """nbeta must stay below n/1000; a small n shrinks the ladder and says so."""
-    res = calibrated_llc(regular_model(2, n=10**6, seed=0), settings=FAST, seed=0)
+    res = calibrated_llc(linear_regression_model(2, n=10**6, seed=0), settings=FAST, seed=0)
     assert max(e.nbeta for e in res.per_temperature) <= 10**6 / 1e3 + 1e-9
     assert res.verdict == "suspect"
     assert any("too small" in r for r in res.reasons)
@@ -67,7 +67,7 @@ def _ladder(values, errors, nbetas=(1e4, 1e5, 1e6)):
 
 def test_fast_chains_cannot_show_convergence():
     """Short chains: the ladder's slope is too uncertain to bound the bias, so the verdict says so."""
-    res = calibrated_llc(regular_model(2, n=10**12), settings=FAST, seed=1)
+    res = calibrated_llc(linear_regression_model(2, n=10**12), settings=FAST, seed=1)
     assert res.verdict == "suspect"
     assert any(r.startswith("not shown converged") for r in res.reasons)
 
@@ -137,7 +137,7 @@ def test_burnin_longer_than_the_kept_draws_fires():
     from algebra.numeric.estimators import estimate_llc
     from algebra.numeric.samplers import sample
 
-    model = regular_model(2, n=10**12, seed=0)
+    model = linear_regression_model(2, n=10**12, seed=0)
     init = model.w_star + np.full((8, 2), 3.0)
     run = sample(model, method="sgld", nbeta=100.0, gamma=1.0, step_size=2e-4, num_chains=8,
                  num_draws=600, num_warmup=0, init=init, seed=0)
@@ -151,7 +151,7 @@ def test_burnin_at_the_end_of_the_window_fires():
     from algebra.numeric.estimators import estimate_llc
     from algebra.numeric.samplers import sample
 
-    model = regular_model(2, n=10**12, seed=0)
+    model = linear_regression_model(2, n=10**12, seed=0)
     init = model.w_star + np.full((8, 2), 3.0)
     run = sample(model, method="sgld", nbeta=100.0, gamma=1.0, step_size=2e-5, num_chains=8,
                  num_draws=1000, num_warmup=0, init=init, seed=0)
@@ -180,7 +180,7 @@ def test_rhat_fires_on_chains_that_never_meet():
     from algebra.numeric.estimators import estimate_llc
     from algebra.numeric.samplers import sample
 
-    model = regular_model(2, n=10**12, seed=0)
+    model = linear_regression_model(2, n=10**12, seed=0)
     init = model.w_star + np.linspace(-0.5, 0.5, 8)[:, None] * np.ones((8, 2))
     run = sample(model, method="sgld", nbeta=1e3, gamma=1.0, step_size=1e-7, num_chains=8,
                  num_draws=200, num_warmup=0, init=init, seed=0)

@@ -77,11 +77,11 @@ def test_bad_input_exits_2(argv, capsys):
 
 
 def test_llc_quadratic_takes_lambda_from_the_certified_dimension(capsys):
-    from algebra.slt.regular import quadratic_network
+    from algebra.slt.regular import quadratic_network_coefficient
 
     code = main(["llc", "quadratic", "--d", "2", "--outputs", "1", "--width", "2", "--n", "100000",
                  "--fast", "--json"])
     out = json.loads(capsys.readouterr().out)
-    assert out["exact_lambda"] == str(quadratic_network(2, 1, 2).lam) and out["multiplicity"] == 1
+    assert out["exact_lambda"] == str(quadratic_network_coefficient(2, 1, 2).lam) and out["multiplicity"] == 1
     # n = 10^5 caps the temperature ladder, which the verdict reports
     assert code == 1 and any("too small" in r for r in out["reasons"])

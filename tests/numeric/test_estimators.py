@@ -8,15 +8,15 @@ import pytest
 
 from algebra.errors import InputError
 from algebra.numeric.estimators import estimate_llc, multi_temperature, tempered_expectation
-from algebra.numeric.models import regular_model, rrr_model
+from algebra.numeric.models import linear_regression_model, rrr_model
 from algebra.numeric.samplers import sample
 
 
 def test_regular_model_known_answer():
     """lambda = d/2 = 3 for 6 parameters; tolerance 4 standard errors."""
-    from algebra.slt.formulas import regular_model as exact
+    from algebra.slt.formulas import regular_model_coefficient as exact
 
-    model = regular_model(3, 2, n=10**12, seed=1)
+    model = linear_regression_model(3, 2, n=10**12, seed=1)
     run = sample(model, method="hmc", nbeta=1e4, gamma=1.0, num_chains=16, num_draws=500,
                  num_warmup=300, seed=4)
     est = estimate_llc(run)
@@ -66,10 +66,10 @@ def test_rrr_known_answer_within_bias_and_error():
 
 
 def test_informational_diagnostics_recorded():
-    from algebra.numeric.models import regular_model
+    from algebra.numeric.models import linear_regression_model
     from algebra.numeric.samplers import sample
 
-    model = regular_model(2, n=10**12, seed=0)
+    model = linear_regression_model(2, n=10**12, seed=0)
     # at acceptance 0.9 the jittered step (up to 1.5 eps) stays inside the leapfrog stability
     # limit of a Gaussian target; at 0.65 it crosses it on a few percent of transitions
     hmc = estimate_llc(sample(model, method="hmc", nbeta=1e3, num_chains=8, num_draws=400,
@@ -100,7 +100,7 @@ def _poly_model():
 # polynomial toy (K ~ x^4 + y^6, lambda = 5/12) and a factorised model (C = b a, gauge orbit
 # a b = c*), each with its finite-nbeta value computed exactly, so the tolerance is pure Monte Carlo
 ACCURACY_CASES = [
-    ("regular 2x3", lambda: regular_model(3, 2, n=10**12, seed=1), 1e4,
+    ("regular 2x3", lambda: linear_regression_model(3, 2, n=10**12, seed=1), 1e4,
      lambda m: _gaussian_reference(m, 1e4, 1.0)),
     ("poly x^2; y^3", _poly_model, 1e4,
      lambda m: tempered_expectation(m, 1e4, 1.0, half_width=1.0, points=601)),
@@ -125,4 +125,4 @@ def test_sampler_accuracy_in_standard_errors(name, build, nbeta, reference):
 
 def test_tempered_expectation_refuses_large_models():
     with pytest.raises(InputError):
-        tempered_expectation(regular_model(3, n=10**12), 100.0, 1.0)
+        tempered_expectation(linear_regression_model(3, n=10**12), 100.0, 1.0)

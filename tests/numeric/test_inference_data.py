@@ -12,7 +12,7 @@ with warnings.catch_warnings():
 from algebra.numeric.diagnostics import effective_sample_size, split_rhat  # noqa: E402
 from algebra.numeric.estimators import estimate_llc  # noqa: E402
 from algebra.numeric.inference_data import to_inference_data  # noqa: E402
-from algebra.numeric.models import regular_model, rrr_model  # noqa: E402
+from algebra.numeric.models import linear_regression_model, rrr_model  # noqa: E402
 from algebra.numeric.samplers import sample  # noqa: E402
 
 
@@ -53,7 +53,7 @@ def test_rhat_agrees_with_arviz_when_it_fires():
 
 
 def test_divergent_chain_is_marked():
-    run = sample(regular_model(2, n=10**12), method="sgld", nbeta=1e3, step_size=1e-4, num_chains=3,
+    run = sample(linear_regression_model(2, n=10**12), method="sgld", nbeta=1e3, step_size=1e-4, num_chains=3,
                  num_draws=50, num_warmup=10, seed=0)
     run.divergent_step[1] = 30  # diverged at step 30, i.e. draw 20
     idata = to_inference_data(run)

@@ -17,7 +17,7 @@ def _fd_grad(model, w, h=1e-6):
     lambda: M.rrr_model(3, 2, 2, 1, n=10**6, seed=1),
     lambda: M.dln_model((2, 3, 2, 2), 1, n=10**6, seed=2),
     lambda: M.qk_model(3, 2, 1, n=2000, seed=3),
-    lambda: M.regular_model(3, 2, n=10**6, seed=4),
+    lambda: M.linear_regression_model(3, 2, n=10**6, seed=4),
     lambda: M.quadratic_network_model(3, 2, 2, n=2000, seed=5),
 ])
 def test_gradient_matches_finite_differences(build):
@@ -94,7 +94,7 @@ def test_bad_input():
 @pytest.mark.parametrize("d,p,K", [(3, 2, 2), (3, 1, 2), (2, 2, 2)])
 def test_quadratic_teacher_is_generic(d, p, K):
     """Theorem 4.1 needs a generic teacher: the Jacobian rank of w -> C(w) at w* is the certified dimension."""
-    from algebra.slt.regular import quadratic_network
+    from algebra.slt.regular import quadratic_network_coefficient
 
     model = M.quadratic_network_model(d, p, K, n=2000, seed=0)
     w, h = model.w_star, 1e-6
@@ -102,7 +102,7 @@ def test_quadratic_teacher_is_generic(d, p, K):
     J = (model.composite.matrix(w[None] + E) - model.composite.matrix(w[None] - E)).reshape(model.dim, -1) / (2 * h)
     sv = np.linalg.svd(J, compute_uv=False)
     rank = int(np.sum(sv > 1e-6 * sv[0]))
-    assert rank == quadratic_network(d, p, K).extra["certified_dimension"]
+    assert rank == quadratic_network_coefficient(d, p, K).extra["certified_dimension"]
     assert sv[rank - 1] > 1e-2 * sv[0]  # well away from the rank-deficient locus
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from algebra.errors import InputError
-from algebra.numeric.models import rrr_model, regular_model
+from algebra.numeric.models import rrr_model, linear_regression_model
 from algebra.numeric.samplers import sample, top_curvature
 
 
@@ -58,7 +58,7 @@ def test_divergence_is_reported_per_chain(rrr):
 
 def test_mala_and_hmc_target_the_gaussian_exactly():
     """Regular model: nbeta (E L - L*) = d/2 - gamma/(2 nbeta) tr H^-1 (Gaussian target)."""
-    model = regular_model(2, 2, n=10**12, seed=0)
+    model = linear_regression_model(2, 2, n=10**12, seed=0)
     for method in ("mala", "hmc"):
         run = sample(model, method=method, nbeta=1e3, gamma=1.0, num_chains=16, num_draws=600,
                      num_warmup=300, seed=3)
@@ -83,7 +83,7 @@ def test_minibatch_sgld_runs_and_records_full_batch_loss():
 
 
 def test_top_curvature_regular():
-    assert abs(top_curvature(regular_model(3, n=10**10)) - 1.0) < 1e-3
+    assert abs(top_curvature(linear_regression_model(3, n=10**10)) - 1.0) < 1e-3
 
 
 def test_bad_parameters(rrr):
@@ -97,7 +97,7 @@ def test_bad_parameters(rrr):
 
 def test_radius_and_energy_traces():
     """radii = ||w - w*||^2 per draw; energy errors counted for HMC only, none on a Gaussian target."""
-    model = regular_model(2, n=10**12, seed=0)
+    model = linear_regression_model(2, n=10**12, seed=0)
     run = sample(model, method="hmc", nbeta=1e3, num_chains=4, num_draws=50, num_warmup=50, seed=0)
     assert run.radii.shape == run.losses.shape and np.all(run.radii >= 0)
     W = np.asarray(run.final)
@@ -108,7 +108,7 @@ def test_radius_and_energy_traces():
 
 
 def test_accept_target_moves_the_acceptance():
-    model = regular_model(2, n=10**12, seed=0)
+    model = linear_regression_model(2, n=10**12, seed=0)
     rates = [sample(model, method="hmc", nbeta=1e3, num_chains=8, num_draws=200, num_warmup=300,
                     seed=1, accept_target=t).accept_rate.mean() for t in (0.5, 0.9)]
     assert abs(rates[0] - 0.5) < 0.1 and rates[1] > 0.85
@@ -123,7 +123,7 @@ def test_mala_with_scaled_noise_still_targets_the_posterior(noise):
     """MALA's proposal N(w - eps/2 grad U, noise^2 eps I) enters the acceptance test with that
     variance, so the chain targets exp(-U) whatever noise is (a density that ignores noise
     targets a different law: the regular model's nbeta (E L - L*) moves off d/2)."""
-    model = regular_model(2, 2, n=10**12, seed=0)
+    model = linear_regression_model(2, 2, n=10**12, seed=0)
     run = sample(model, method="mala", nbeta=1e3, gamma=1.0, num_chains=16, num_draws=800,
                  num_warmup=400, noise=noise, seed=3)
     vals = run.nbeta * (run.losses - run.loss_star)

@@ -12,7 +12,7 @@ from algebra.slt.formulas import (
     query_key,
     query_key_closed_forms,
     reduced_rank_regression,
-    regular_model,
+    regular_model_coefficient,
 )
 
 # (M, N, H, r) -> (lambda, m, case number), computed by hand from Aoyagi & Watanabe (2005).
@@ -40,7 +40,7 @@ def test_rrr_full_rank_is_regular():
     for M, N in product(range(1, 7), repeat=2):
         H = min(M, N)
         lc = reduced_rank_regression(M, N, H, H)
-        assert lc.lam == regular_model(H * (M + N) - H * H).lam
+        assert lc.lam == regular_model_coefficient(H * (M + N) - H * H).lam
         assert lc.multiplicity == 1
 
 
@@ -154,8 +154,8 @@ BAD = [
     (query_key, (3, 4, 0), "k"),
     (query_key, (3, 2, 3), "r"),
     (query_key, (0, 1, 0), "d"),
-    (regular_model, (-1,), "rank"),
-    (regular_model, ("3",), "rank"),
+    (regular_model_coefficient, (-1,), "rank"),
+    (regular_model_coefficient, ("3",), "rank"),
 ]
 
 

@@ -7,14 +7,14 @@ import pytest
 from algebra.errors import InputError
 from algebra.slt.regular import (
     ntk_model,
-    quadratic_network,
+    quadratic_network_coefficient,
     quadratic_network_paper_value,
     random_feature_model,
 )
 
 
 def test_quadratic_subabundant_agrees_with_corollary_4_2():
-    lc = quadratic_network(6, 3, 4)
+    lc = quadratic_network_coefficient(6, 3, 4)
     assert lc.lam == Fraction(16) and lc.extra["agrees_with_paper"] is True
     assert lc.extra["certified_dimension"] == 32 and lc.multiplicity == 1
 
@@ -23,7 +23,7 @@ def test_quadratic_single_output_is_defective_and_flagged():
     # One output: rank-K symmetric matrices have dimension K d - K(K-1)/2 < K d (Corollary 4.2's count).
     for d in range(2, 6):
         for K in range(2, d + 1):
-            lc = quadratic_network(d, 1, K)
+            lc = quadratic_network_coefficient(d, 1, K)
             true_dim = K * d - K * (K - 1) // 2
             assert lc.extra["certified_dimension"] == true_dim
             assert lc.lam == Fraction(true_dim, 2)
@@ -34,7 +34,7 @@ def test_quadratic_single_output_is_defective_and_flagged():
 
 @pytest.mark.parametrize("d,K", [(3, 3), (3, 4), (2, 5), (4, 2), (4, 3), (5, 1)])
 def test_quadratic_with_bias_matches_theorems_g1_g2(d, K):
-    lc = quadratic_network(d, 1, K, bias=True)
+    lc = quadratic_network_coefficient(d, 1, K, bias=True)
     paper, which = quadratic_network_paper_value(d, 1, K, bias=True)
     assert which == ("Theorem G.1" if K >= d else "Theorem G.2")
     assert lc.extra["agrees_with_paper"] is True and lc.lam == paper
@@ -42,7 +42,7 @@ def test_quadratic_with_bias_matches_theorems_g1_g2(d, K):
 
 def test_lambda_never_exceeds_half_the_parameter_count():
     for d, p, K in [(3, 2, 5), (4, 2, 3), (2, 3, 2)]:
-        lc = quadratic_network(d, p, K)
+        lc = quadratic_network_coefficient(d, p, K)
         assert lc.lam <= Fraction(lc.extra["parameter_count"], 2)
         assert lc.lam <= Fraction(lc.extra["ambient_dimension"], 2)
 
@@ -70,10 +70,10 @@ def test_ntk_rank_is_capped_by_points():
 
 def test_bad_inputs():
     with pytest.raises(InputError) as info:
-        quadratic_network(0, 1, 1)
+        quadratic_network_coefficient(0, 1, 1)
     assert info.value.argument == "d"
     with pytest.raises(InputError) as info:
-        quadratic_network(2, 1, 1, bias="yes")
+        quadratic_network_coefficient(2, 1, 1, bias="yes")
     assert info.value.argument == "bias"
     with pytest.raises(InputError) as info:
         random_feature_model(2, 1, 2, 3, inputs=[[1, 2]])
