@@ -189,7 +189,7 @@ def design_claims(fast: bool) -> list:
     ``formula`` claim whose hypothesis, Assumption 1, is decided by the same
     rank: ``hypothesis fails`` on the failing designs.
 
-    ``notes["build"]`` names ``algebra.geometry.claims.graph_design``, where
+    ``notes["build"]`` names ``algebra.claims.graph_attention.graph_design``, where
     :func:`graph_design` lived when the committed certificates were written;
     the text is kept so that ``index.json`` stays byte-identical.
     """
@@ -202,7 +202,7 @@ def design_claims(fast: bool) -> list:
         where = f"{graph}, d={d}, k={k}, r={r}" + "".join(f", {key}={v}" for key, v in options.items())
         notes = {"design": {key: design.describe()[key] for key in ("graph", "group_order", "radius", "num_draws",
                                                                     "design_size", "feature_law", "seed")},
-                 "build": f"algebra.geometry.claims.graph_design({graph!r}, {d}, {k}, {r}, {options!r})"}
+                 "build": f"algebra.claims.graph_attention.graph_design({graph!r}, {d}, {k}, {r}, {options!r})"}
         if a1.alpha_lower is not None:
             notes["alpha_lower"] = str(a1.alpha_lower)
             notes["alpha_certified_by"] = (f"library ball arithmetic (python-flint arb, {a1.precision} bits, LDL^T of "
