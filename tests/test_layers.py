@@ -14,6 +14,7 @@ anything in a lower layer; analyses import each other only along
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -41,8 +42,18 @@ def _package(module: str) -> str:
     return parts[1] if len(parts) > 1 and parts[1] in TOP else "(root)"
 
 
+@functools.lru_cache(maxsize=None)
+def _parsed(root: Path) -> tuple:
+    return tuple(sorted(_scan(root).items()))
+
+
 def module_imports(root: Path = ROOT) -> dict:
-    """``{module: {imported algebra module, ...}}`` over every file, imports inside functions included."""
+    """``{module: {imported algebra module, ...}}`` over every file, imports inside functions included (parsed
+    once per run; callers get fresh sets)."""
+    return {name: set(found) for name, found in _parsed(root)}
+
+
+def _scan(root: Path) -> dict:
     out = {}
     for path in root.rglob("*.py"):
         rel = path.relative_to(root.parent).with_suffix("").parts
