@@ -51,6 +51,7 @@ def test_bad_input_exits_2(argv, tmp_path, capsys):
     assert code == 2 and "error" in err
 
 
+@pytest.mark.slow  # 1.3-2.6 s end to end (the default run stays at half its earlier worker-seconds)
 def test_slopes_and_train_commands(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("NEUROALGEBRA_FAST", "1")
     code, out, _ = _run(capsys, ["attention-rank", "slopes", "--json"])

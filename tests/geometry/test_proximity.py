@@ -119,6 +119,7 @@ def test_cli_proximity(capsys):
     assert main(["proximity"]) == 2
 
 
+@pytest.mark.slow  # 1.3-2.6 s end to end (the default run stays at half its earlier worker-seconds)
 def test_cli_proximity_sweep(tmp_path, capsys):
     assert main(["proximity", "sweep", "--out", str(tmp_path), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)

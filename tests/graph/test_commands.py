@@ -63,6 +63,7 @@ def test_bad_input_exits_2(capsys, argv):
     assert exc.value.code == 2
 
 
+@pytest.mark.slow  # 1.3-2.6 s end to end (the default run stays at half its earlier worker-seconds)
 def test_llc_graph_json_keys(capsys):
     code, out = _json(capsys, ["llc", "graph", "--graph", "cyclic:5", "--d", "2", "--k", "1", "--r", "1",
                                "--fast", "--chains", "4", "--json"])

@@ -33,6 +33,7 @@ def test_llc_refuses_a_size_before_allocating(capsys):
     assert "M=100000" in err and "GiB" in err and "Traceback" not in err
 
 
+@pytest.mark.slow  # 1.3-2.6 s end to end (the default run stays at half its earlier worker-seconds)
 def test_llc_poly_goes_through_the_suite_entry(capsys, monkeypatch):
     """llc poly uses run_entry like every other family (no second Newton/parse path);
     the exact value comes from the Newton polyhedron."""
