@@ -8,7 +8,11 @@ exposing ``register(subparsers)``; each registered parser sets
 shared by every group are in :mod:`algebra.cli.args`.
 
 Exit status: 0 on success, 2 on bad input (an :class:`~algebra.errors.InputError`
-is printed as one line, without a traceback), 1 when a verification fails.
+is printed as one line, without a traceback) and on an output that cannot be
+written (a full disk, no permission, a file where a directory belongs: an
+:class:`OSError` with one of :data:`algebra.files.OUTPUT_ERRNOS`, printed as one
+line with its path and cause by :func:`algebra.files.output_fault`), 1 when a
+verification fails.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import sys
 from algebra import __version__
 from algebra.cli import attention_rank, certify, geometry, graph, grokking, numeric, slt
 from algebra.errors import AlgebraError, InputError, ResourceError
+from algebra.files import output_fault
 
 __all__ = ["COMMAND_MODULES", "build_parser", "main"]
 
@@ -63,6 +68,12 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # pragma: no cover - output piped into `head`
         sys.stderr.close()
         return 0
+    except OSError as exc:  # a full disk, an unwritable --out, a file where a directory belongs: exit 2
+        message = output_fault(exc)
+        if message is None:
+            raise
+        print(f"neuroalgebra {args.command}: error: {message}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:  # pragma: no cover
         print("interrupted", file=sys.stderr)
         return 130

@@ -10,6 +10,9 @@ is what does not depend on the family: one calibrated estimate beside a given
 exact value (:func:`llc_row`), a suite run as sweep tasks that reuses rows of
 an earlier run (:func:`sweep_entries`), the summary, the table, the figures
 and the files.  Nothing here hard-codes a learning coefficient.
+
+Every file is written through :func:`algebra.files.write_atomic` (a temporary moved over the target), so a
+killed ``llc suite`` leaves the previous file or none, never a truncated one that ``--resume`` cannot read.
 """
 
 from __future__ import annotations
@@ -18,10 +21,12 @@ import json
 import time
 from dataclasses import dataclass
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 
 from algebra.errors import InputError
+from algebra.files import write_atomic, write_atomic_with
 from algebra.numeric.calibration import CalibrationSettings, calibrated_llc
 
 __all__ = ["SuiteEntry", "llc_row", "sweep_entries", "summarize", "write_table", "plot_suite", "plot_traces",
@@ -199,8 +204,7 @@ def write_table(rows, path=None) -> str:
             f"{why[:90]} |")
     text = "\n".join(lines) + "\n"
     if path is not None:
-        with open(path, "w") as fh:
-            fh.write(text)
+        write_atomic(path, text.encode())
     return text
 
 
@@ -226,7 +230,7 @@ def plot_suite(rows, path) -> str:
     ax.set_title("LLC suite: red = verdict suspect")
     ax.legend(loc="upper left")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    _save_figure(fig, path, dpi=120)
     plt.close(fig)
     return str(path)
 
@@ -254,9 +258,15 @@ def plot_traces(rows, path, *, chains: int = 8) -> str:
         ax.axis("off")
     fig.suptitle("nbeta (L - L*) per chain (black: exact lambda)", fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    _save_figure(fig, path, dpi=110)
     plt.close(fig)
     return str(path)
+
+
+def _save_figure(fig, path, *, dpi: int) -> None:
+    """``fig.savefig(path)`` through the atomic writer (a file handle has no suffix: the format is named)."""
+    fmt = Path(path).suffix.lstrip(".") or "png"
+    write_atomic_with(path, lambda fh: fig.savefig(fh, format=fmt, dpi=dpi))
 
 
 def json_rows(rows) -> list:
@@ -265,11 +275,15 @@ def json_rows(rows) -> list:
 
 
 def dump_rows(rows, path) -> None:
-    """Write the rows and their summary as JSON, and the chains' traces beside it (``*_traces.npz``)."""
-    with open(path, "w") as fh:
-        json.dump({"rows": json_rows(rows), "summary": summarize(rows)}, fh, indent=1, default=float)
+    """Write the rows and their summary as JSON, and the chains' traces beside it (``*_traces.npz``).
+
+    Both files are written atomically, the traces first: the rows file, which ``--resume`` reads, is the
+    last to change, so every row in it has its trace already on disk.
+    """
     traces = {entry_key(r["family"], r["args"]): r["trace"] for r in rows if r.get("trace") is not None}
-    np.savez_compressed(_traces_path(path), **traces)
+    write_atomic_with(_traces_path(path), lambda fh: np.savez_compressed(fh, **traces))
+    text = json.dumps({"rows": json_rows(rows), "summary": summarize(rows)}, indent=1, default=float)
+    write_atomic(path, text.encode())
 
 
 def _traces_path(path) -> str:
