@@ -8,11 +8,49 @@ row of :func:`algebra.claims.llc_suites.run_entry` or :func:`algebra.graph.llc.g
 from __future__ import annotations
 
 import json
+import re
+from contextlib import contextmanager
 
 from algebra.cli.args import nonnegative_arg, positive_arg
-from algebra.errors import InputError
+from algebra.errors import InputError, ResourceError
 
-__all__ = ["add_llc_options", "llc_settings", "llc_summary", "print_llc", "SUMMARY_KEYS"]
+__all__ = ["add_llc_options", "llc_settings", "llc_summary", "print_llc", "flag_names", "LLC_FLAGS", "SUMMARY_KEYS"]
+
+#: Library parameter -> option of the ``llc`` commands (:func:`flag_names`).
+LLC_FLAGS = {"num_chains": "--chains", "n": "--n", "seed": "--seed", "M": "--M", "N": "--N", "H": "--H", "r": "--r",
+             "widths": "--widths", "d": "--d", "k": "--k", "outputs": "--outputs", "width": "--width",
+             "in_dim": "--in-dim", "out_dim": "--out-dim", "polynomials": "generators", "num_draws": "--draws",
+             "radius": "--radius", "features": "--features", "point": "--point"}
+_NAMED = re.compile(r"(\w+)=(\S+) (.*)", re.S)  # a ResourceError of check_memory: "num_chains=1000 needs ..."
+
+
+@contextmanager
+def flag_names(table: dict):
+    """Re-raise a refusal naming a library parameter of ``table`` as an :class:`InputError` naming its option.
+
+    An :class:`InputError` keeps its value and what is allowed; a :class:`ResourceError` whose message starts
+    with ``name=value`` (:func:`algebra.numeric.models.check_memory`) becomes "expected a smaller value".
+
+    Examples
+    --------
+    >>> with flag_names({"num_chains": "--chains"}):
+    ...     raise InputError("num_chains", 1, "an integer >= 2")
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid --chains=1: expected an integer >= 2
+    """
+    try:
+        yield
+    except InputError as exc:
+        if exc.argument not in table:
+            raise
+        raise InputError(table[exc.argument], exc.value, exc.allowed) from None
+    except ResourceError as exc:
+        m = _NAMED.match(str(exc))
+        if not m or m.group(1) not in table:
+            raise
+        value = int(m.group(2)) if m.group(2).isascii() and m.group(2).isdigit() else m.group(2)
+        raise InputError(table[m.group(1)], value, f"a smaller value ({m.group(3)})") from None
 
 #: The keys every ``llc`` report has (``--json``), in this order.
 SUMMARY_KEYS = ("estimate", "stderr", "ci95", "exact_lambda", "multiplicity", "relative_error", "verdict", "seed",

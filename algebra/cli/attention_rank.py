@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from algebra.cli._llc import flag_names
 from algebra.cli.args import integer_arg, parse_integers
 from algebra.errors import InputError
 
@@ -140,6 +141,58 @@ def _plot_heads(table, path):
     plt.close(fig)
 
 
+#: Largest m x n of a user's Q (m, d), K (n, d): the certificate forms m x n matrices (4 million entries: 32 MB).
+MAX_MATRIX_ENTRIES = 4_000_000
+#: Largest m, n or d of a user's Q, K.
+MAX_SIDE = 4096
+#: Largest --beta (the constructions use at most 400; --beta 1e308 ran for minutes in the certificate).
+MAX_BETA = 1e6
+
+
+def _npz_header(zf, name: str, path) -> tuple:
+    """``(shape, dtype)`` of member ``name.npy`` read from its header alone, before any data is inflated."""
+    try:
+        info = zf.getinfo(f"{name}.npy")
+    except KeyError:
+        raise InputError("FILE", str(path), "an .npz file with arrays 'Q' (m, d) and 'K' (n, d)") from None
+    with zf.open(info) as f:
+        version = np.lib.format.read_magic(f)
+        read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        shape, _, dtype = read(f)
+    if dtype.kind not in "iuf" or dtype.hasobject:  # complex would lose its imaginary part, objects need pickle
+        raise InputError("FILE", f"{name} of dtype {dtype}", "real arrays (integer or floating point)")
+    if len(shape) != 2 or 0 in shape or max(shape) > MAX_SIDE:
+        raise InputError("FILE", f"{name} of shape {shape}", f"a nonempty 2-d array, each side at most {MAX_SIDE}")
+    # the member must hold the data its header announces (a lying header is refused, not trusted)
+    if info.file_size < math.prod(shape) * dtype.itemsize:
+        raise InputError("FILE", f"{name} of shape {shape}", f"a member holding its data ({info.file_size} bytes)")
+    return shape, dtype
+
+
+def _load_qk(path) -> tuple:
+    """``(Q, K)`` float64 from an .npz, every size checked on the headers before anything is loaded."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as zf:
+            (m, d), _ = _npz_header(zf, "Q", path)
+            (n, d2), _ = _npz_header(zf, "K", path)
+            if d != d2:
+                raise InputError("FILE", f"Q({m}, {d}), K({n}, {d2})", "Q (m, d) and K (n, d) with the same d")
+            if m * n > MAX_MATRIX_ENTRIES:
+                raise InputError("FILE", f"Q({m}, {d}), K({n}, {d})", f"m x n <= {MAX_MATRIX_ENTRIES:,} "
+                                 f"(MAX_MATRIX_ENTRIES; the certificate forms the m x n matrix Q K^T)")
+        with np.load(path, allow_pickle=False) as data:
+            Q, K = np.asarray(data["Q"], dtype=np.float64), np.asarray(data["K"], dtype=np.float64)
+    except InputError:
+        raise
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        raise InputError("FILE", str(path), f"a readable .npz file ({exc})") from None
+    if not (np.isfinite(Q).all() and np.isfinite(K).all()):
+        raise InputError("FILE", str(path), "finite entries (no NaN or infinity)")
+    return Q, K
+
+
 def _cmd_matrix(args) -> int:
     from algebra.attention_rank.certificates import certified_range, exact_eps
     from algebra.certify.attention import attention_rank_certificate
@@ -147,20 +200,13 @@ def _cmd_matrix(args) -> int:
     from algebra.certify.canonical import canonical_bytes, write_atomic
 
     path = Path(args.file)
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            if "Q" not in data or "K" not in data:
-                raise InputError("FILE", str(path), "an .npz file with arrays 'Q' (m, d) and 'K' (n, d)")
-            Q, K = np.asarray(data["Q"], dtype=np.float64), np.asarray(data["K"], dtype=np.float64)
-    except (OSError, ValueError) as exc:
-        raise InputError("FILE", str(path), f"a readable .npz file ({exc})") from None
-    if Q.ndim != 2 or K.ndim != 2 or Q.shape[1] != K.shape[1] or 0 in Q.shape or 0 in K.shape:
-        raise InputError("FILE", f"Q{Q.shape}, K{K.shape}", "nonempty Q (m, d) and K (n, d)")
-    if not (math.isfinite(args.beta) and args.beta >= 0):
-        raise InputError("--beta", args.beta, "a finite number >= 0")
-    eps = exact_eps(args.eps)
-    chain = InteractionChain(Q, K)
-    cert = attention_rank_certificate(Q, K, args.beta, eps, source={"file": path.name})
+    if not (math.isfinite(args.beta) and 0 <= args.beta <= MAX_BETA):
+        raise InputError("--beta", args.beta, f"a finite number in [0, {MAX_BETA:g}] (MAX_BETA)")
+    Q, K = _load_qk(path)
+    with flag_names({"eps": "--eps", "beta": "--beta"}):
+        eps = exact_eps(args.eps)
+        chain = InteractionChain(Q, K)
+        cert = attention_rank_certificate(Q, K, args.beta, eps, source={"file": path.name})
     lo, hi = certified_range(cert)
     out = {"file": str(path), "shape": {"Q": list(Q.shape), "K": list(K.shape)},
            "beta": args.beta, "eps": str(eps), "r_exact": exact_visible_dimension(Q, K),

@@ -37,10 +37,11 @@ from typing import Callable
 
 import numpy as np
 
+from algebra.cli._llc import flag_names
 from algebra.cli.args import (add_certificate_option, add_sweep_options, nonnegative_arg, parse_memory, parse_widths,
                               positive_arg, prime_arg, print_certificate, sweep_options, write_certificate)
 from algebra.engine import MODES, dimension
-from algebra.engine.dimension import DEFAULT_MAX_MEMORY
+from algebra.engine.dimension import DEFAULT_MAX_MEMORY, JACOBIAN_BYTES_PER_ENTRY
 from algebra.errors import InputError, ResourceError
 from algebra.exact.field import DEFAULT_PRIME
 from algebra.models import DeepLinear, LightningAttention, MLP, PolynomialMap, QueryKey, quadratic_network, shallow_network
@@ -232,6 +233,23 @@ def model_from_args(args):
         raise
 
 
+#: The engine's parameter names -> the options of ``dim`` (a library refusal is reported against the option).
+_ENGINE_FLAGS = {"prime": "--prime", "samples": "--samples", "mode": "--mode", "seed": "--seed",
+                 "max_memory": "--max-memory", "witness": "--witness"}
+
+
+def _check_samples(args, model) -> None:
+    """Refuse ``--samples`` whose sample Jacobian (samples x outputs rows, P columns) exceeds ``--max-memory``."""
+    if args.samples is None:
+        return
+    rows = args.samples * max(model.n_outputs, 1)
+    need = JACOBIAN_BYTES_PER_ENTRY * rows * max(model.parameter_count, model.n_inputs, 1)
+    if args.max_memory is not None and need > args.max_memory:
+        raise InputError("--samples", args.samples,
+                         f"fewer samples: a {rows:,} x {model.parameter_count:,} sample Jacobian needs about "
+                         f"{need / 2**30:.3g} GiB, above --max-memory = {args.max_memory / 2**30:.3g} GiB")
+
+
 def _size_error(args, exc: ResourceError) -> InputError:
     """A refused size, reported against the family's size arguments (exit status 2)."""
     if getattr(exc, "argument", None) not in (None, "--max-memory"):  # the engine named the option (e.g. --over-q)
@@ -297,6 +315,7 @@ def _run_dim(args) -> int:
             print(_table([_row(label, r) for label, r in results]))
         return 0
     model = model_from_args(args)
+    _check_samples(args, model)
     if args.certificate and args.samples is not None:
         raise InputError("--samples", args.samples, "no --samples with --certificate (the certificate's route chooses "
                          "its sample inputs; drop --samples)")
@@ -317,13 +336,15 @@ def _run_dim(args) -> int:
             return emitted
 
         try:
-            cert = write_certificate(args.certificate, emit)
+            with flag_names(_ENGINE_FLAGS):
+                cert = write_certificate(args.certificate, emit)
         except ResourceError as exc:
             raise _size_error(args, exc) from None
         res = runs[0]
     else:
         try:
-            res = dimension(model, samples=args.samples, **_engine_options(args))
+            with flag_names(_ENGINE_FLAGS):
+                res = dimension(model, samples=args.samples, **_engine_options(args))
         except ResourceError as exc:
             raise _size_error(args, exc) from None
     if args.json:
@@ -371,13 +392,23 @@ def _variety(args):
     return segre_veronese(factors, degrees)
 
 
+#: ``secant --variety V``: the options that set the variety's size (named when it is refused).
+_VARIETY_SIZES = {"veronese": "--n/--degree", "segre": "--factors", "segre-veronese": "--factors/--degrees",
+                  "polynomial": "--polynomials/--parameters"}
+
+
 def _run_secant(args) -> int:
     from algebra.geometry.secant import secant_dimension
 
-    X = _variety(args)
-    if X.ambient_dimension() * args.k * X.parameter_count > 20_000_000:
-        raise InputError("--k", args.k, "a smaller problem (the Terracini matrix would exceed 20M entries)")
-    res = secant_dimension(X, args.k, seed=args.seed, prime=args.prime)
+    try:
+        X = _variety(args)
+        if X.ambient_dimension() * args.k * X.parameter_count > 20_000_000:
+            raise InputError("--k", args.k, "a smaller problem (the Terracini matrix would exceed 20M entries)")
+        res = secant_dimension(X, args.k, seed=args.seed, prime=args.prime)
+    except ResourceError as exc:  # the library names no option: the variety's own size options
+        names = _VARIETY_SIZES[args.variety]
+        value = "/".join(str(getattr(args, n.lstrip("-"), None)) for n in names.split("/"))
+        raise InputError(names, value, f"a smaller variety ({exc})") from None
     cert = None
     if args.certificate:
         from algebra.certify import certify_secant
@@ -432,11 +463,17 @@ def _run_proximity(args) -> int:
 
     if len(parse_widths(args.widths)) < 3:
         raise InputError("--widths", args.widths, "at least one hidden layer")
-    model = _mlp_model(args)
+    with flag_names({"widths": "--widths", "inactive": "--inactive", "activation": "--activation",
+                     "activations": "--activation"}):
+        model = _mlp_model(args)
     if not model.inactive:
         raise InputError("--inactive", args.inactive, "at least one LAYER:NEURON pair")
     full = MLP(model.widths, model.activations, bias=model.bias)
-    res = proximity(full, model.inactive, seed=args.seed, prime=args.prime)
+    try:
+        res = proximity(full, model.inactive, seed=args.seed, prime=args.prime)
+    except ResourceError as exc:  # proximity has no --max-memory: the size is the model's
+        reason = str(exc).replace("raise --max-memory or use a smaller model", "use a smaller model")
+        raise InputError("--widths", args.widths, f"a smaller model ({reason})") from None
     if args.json:
         print(json.dumps(res.to_json(), indent=2))
     else:

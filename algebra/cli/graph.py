@@ -24,13 +24,28 @@ from __future__ import annotations
 
 import json
 
-from algebra.cli._llc import add_llc_options, llc_settings, print_llc
+from algebra.cli._llc import LLC_FLAGS, add_llc_options, flag_names, llc_settings, print_llc
 from algebra.cli.args import nonnegative_arg, positive_arg, write_certificate
-from algebra.errors import CertificateError, InputError
+from algebra.errors import CertificateError, InputError, ResourceError
 
-__all__ = ["register", "register_llc_graph", "IDENTITY_TOL"]
+__all__ = ["register", "register_llc_graph", "IDENTITY_TOL", "MAX_DESIGN_ENTRIES", "MAX_D"]
 
 IDENTITY_TOL = 1e-10  # relative residual of a projector identity that counts as a violation
+
+#: Most float64 numbers of a design's features (draws x nodes x --d), refused before they are drawn (80 MB).
+MAX_DESIGN_ENTRIES = 10**7
+#: Largest --d: the score space has d^2 coordinates and its Fisher d^2 x d^2 entries (d = 100: 800 MB).
+MAX_D = 100
+
+
+def _sized(text: str, argument: str, parse):
+    """``parse(text)``, a group or graph above :data:`~algebra.graph.groups.MAX_ORDER` refused naming ``argument``."""
+    from algebra.graph.groups import MAX_ORDER
+
+    try:
+        return parse(text)
+    except ResourceError as exc:  # refused before the group is built
+        raise InputError(argument, text, f"a group of order at most {MAX_ORDER} ({exc})") from None
 
 
 def _group_or_graph(text: str):
@@ -38,11 +53,29 @@ def _group_or_graph(text: str):
 
     head = text.strip().lower() if isinstance(text, str) else ""
     if head == "petersen" or head.startswith("edges:"):
-        return parse_graph(text, argument="--group").group
-    try:
-        return parse_group(text)
-    except InputError:
-        raise InputError("--group", text, "one of " + GRAPH_SPECS) from None
+        return _sized(text, "--group", lambda t: parse_graph(t, argument="--group")).group
+    def group(t):
+        try:
+            return parse_group(t)
+        except InputError:
+            raise InputError("--group", t, "one of " + GRAPH_SPECS) from None
+
+    return _sized(text, "--group", group)
+
+
+def _checked_graph(args):
+    """The ``--graph`` of a design command, with its sizes refused before anything is drawn."""
+    from algebra.graph.groups import parse_graph
+
+    sg = _sized(args.graph, "--graph", parse_graph)
+    if args.d > MAX_D:
+        raise InputError("--d", args.d, f"an integer <= {MAX_D} (MAX_D: the score-space Fisher has d^4 entries)")
+    draws = args.draws if args.draws is not None else max(2, -(-64 // sg.num_nodes))  # make_design's default
+    if draws * sg.num_nodes * args.d > MAX_DESIGN_ENTRIES:
+        raise InputError("--draws" if args.draws is not None else "--graph", args.draws or args.graph,
+                         f"draws x nodes x --d <= {MAX_DESIGN_ENTRIES:,} (MAX_DESIGN_ENTRIES; here {draws:,} x "
+                         f"{sg.num_nodes:,} x {args.d:,})")
+    return sg
 
 
 def _run_irreps(args) -> int:
@@ -69,11 +102,11 @@ def _run_irreps(args) -> int:
 
 def _design_args(args):
     from algebra.graph.attention import make_design
-    from algebra.graph.groups import parse_graph
 
-    sg = parse_graph(args.graph)
-    return make_design(sg, args.d, args.k, args.r, radius=args.radius, num_draws=args.draws,
-                       features=args.features, seed=args.seed)
+    sg = _checked_graph(args)
+    with flag_names(LLC_FLAGS):
+        return make_design(sg, args.d, args.k, args.r, radius=args.radius, num_draws=args.draws,
+                           features=args.features, seed=args.seed)
 
 
 def _run_fisher(args) -> int:
@@ -165,8 +198,10 @@ def register(subparsers) -> None:
 def _run_llc_graph(args) -> int:
     from algebra.graph.llc import graph_llc
 
-    row = graph_llc(args.graph, args.d, args.k, args.r, radius=args.radius, point=args.point,
-                    settings=llc_settings(args), seed=args.seed, num_draws=args.draws, features=args.features)
+    _checked_graph(args)
+    with flag_names(LLC_FLAGS):
+        row = graph_llc(args.graph, args.d, args.k, args.r, radius=args.radius, point=args.point,
+                        settings=llc_settings(args), seed=args.seed, num_draws=args.draws, features=args.features)
     extra = {k: row[k] for k in ("assumption1_holds", "alpha_lower", "point", "lambda_44", "multiplicity_45",
                                  "relative_to_44", "frozen_chains", "design")}
     if args.json:

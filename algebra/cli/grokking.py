@@ -23,12 +23,13 @@ Exit status 0 on success, 2 on bad input (the message names the argument).
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, replace
 from pathlib import Path
 
 from algebra.cli.args import add_sweep_options, integer, integer_arg, parse_memory, sweep_options
 from algebra.engine.dimension import DEFAULT_MAX_MEMORY
-from algebra.errors import InputError
+from algebra.errors import InputError, ResourceError
 
 __all__ = ["register"]
 
@@ -42,6 +43,35 @@ def _flag(name: str) -> str:
 
 _LIST_FIELDS = ("p", "width", "train_fraction", "seed", "lr", "weight_decay")
 
+#: Most bytes a training run may need (the one-hot table of the p^2 sums, 3p^3 floats, and the 3pK parameters
+#: with their gradient and two Adam moments), refused before the first array is built.
+MAX_TRAIN_BYTES = 2 * 2**30
+#: Most checkpoints of a run (--epochs / --checkpoint-every): each is a file, and their list is built up front.
+MAX_CHECKPOINTS = 100_000
+
+
+def _check_run_size(cfg) -> None:
+    """Refuse a configuration whose arrays or checkpoints would not fit, naming the option that sets them."""
+    data, params = 8 * 3 * cfg.p**3, 8 * 4 * 3 * cfg.p * cfg.width
+    if data + params > MAX_TRAIN_BYTES:
+        flag, value = ("--p", cfg.p) if data >= params else ("--width", cfg.width)
+        raise InputError(flag, value, f"a smaller run: p={cfg.p}, K={cfg.width} needs about "
+                         f"{(data + params) / 2**30:.3g} GiB, above {MAX_TRAIN_BYTES // 2**30} GiB (MAX_TRAIN_BYTES)")
+    if cfg.epochs // cfg.checkpoint_every > MAX_CHECKPOINTS:
+        raise InputError("--epochs", cfg.epochs, f"at most {MAX_CHECKPOINTS:,} checkpoints (--epochs / "
+                         f"--checkpoint-every = {cfg.epochs // cfg.checkpoint_every:,}; MAX_CHECKPOINTS)")
+
+
+def _run_directory(path, flag: str = "--out") -> Path:
+    """``path`` as a directory to write in: refused when it, or a folder above it, is a file."""
+    out = Path(path)
+    for p in (out, *out.parents):
+        if p.exists():
+            if not p.is_dir():
+                raise InputError(flag, str(path), f"a directory ({p} is a file)")
+            break
+    return out
+
 
 def _config(args, skip=()):
     from algebra.grokking.runs import PRESETS
@@ -53,7 +83,9 @@ def _config(args, skip=()):
             if name not in skip and getattr(args, name, None) is not None}
     if getattr(args, "backend", None):
         over["backend"] = args.backend
-    return replace(cfg, **over).validated()
+    cfg = replace(cfg, **over).validated()
+    _check_run_size(cfg)
+    return cfg
 
 
 def _add_hyper(parser, *, lists: bool = False) -> None:
@@ -79,6 +111,7 @@ def _train(args) -> int:
     from algebra.grokking.runs import load_run, train
 
     cfg = _config(args)
+    _run_directory(args.out)
     already = Path(args.out, "status.json").exists() and load_run(args.out).finished
     run = train(args.out, cfg, progress=args.progress)
     rows = run.loss_data()
@@ -137,6 +170,9 @@ def _sweep(args) -> int:
         if vals:
             lists[name] = vals
     configs = grid(base, **lists)
+    for cfg in configs:
+        _check_run_size(cfg)
+    _run_directory(args.out)
     rows = sweep(args.out, configs, llc=args.llc, llc_every=args.llc_every, exact=args.exact,
                  progress=args.progress, **sweep_options(args))
     figs = _sweep_figures(rows, Path(args.out), lists) if not args.no_figures else []
@@ -176,7 +212,7 @@ def _report(args) -> int:
     from algebra.grokking.figures import plot_run
     from algebra.grokking.runs import load_run
 
-    out_dir = Path(args.out) if args.out else None
+    out_dir = _run_directory(args.out) if args.out else None
     report = []
     for path in args.runs:
         path = Path(path)
@@ -241,9 +277,22 @@ def _num(v):
 
 def _dim(args) -> int:
     from algebra.grokking.references import data_dimension, lazy_reference
+    from algebra.grokking.task import check_fraction, check_prime
 
-    out = data_dimension(args.p, args.width, args.train_fraction, args.seed,
-                         coefficient_space=not args.no_coefficient_space, max_memory=args.max_memory)
+    check_prime(args.p)
+    check_fraction(args.train_fraction)
+    if args.width < 1:
+        raise InputError("--width", args.width, "a positive integer")
+    # the data features: ceil(f p^2) training sums x (2p + p^2) int64 columns, refused above --max-memory
+    need = 8 * math.ceil(args.train_fraction * args.p**2) * (2 * args.p + args.p**2)
+    if args.max_memory is not None and need > args.max_memory:
+        raise InputError("--p", args.p, f"a smaller modulus: the {args.p}^2-pair feature table needs about "
+                         f"{need / 2**30:.3g} GiB, above --max-memory = {args.max_memory / 2**30:.3g} GiB")
+    try:
+        out = data_dimension(args.p, args.width, args.train_fraction, args.seed,
+                             coefficient_space=not args.no_coefficient_space, max_memory=args.max_memory)
+    except ResourceError as exc:  # the engine's refusal names no option: the model's size is --p and --width
+        raise InputError("--p/--width", f"{args.p}/{args.width}", f"a smaller model ({exc})") from None
     if args.lazy:
         out["lazy"] = lazy_reference(args.p, args.width, args.train_fraction, args.seed)
     lines = [("n_train", str(out["n_train"])),

@@ -20,23 +20,36 @@ from __future__ import annotations
 import json
 import os
 
-from algebra.cli._llc import add_llc_options, llc_settings, print_llc
+from algebra.cli._llc import LLC_FLAGS, add_llc_options, flag_names, llc_settings, print_llc
 from algebra.cli.args import add_sweep_options, nonnegative_arg, parse_widths, positive_arg, sweep_options
 from algebra.cli.graph import register_llc_graph
+from algebra.errors import InputError
 
-__all__ = ["register"]
+__all__ = ["register", "MAX_LLC_LAYERS"]
+
+#: Most layers of ``llc dln``: every sampler step costs a pass through every layer (--fast: about 0.3 s per layer
+#: over all chains), so 32 layers answer in about ten seconds and 1000 would take many minutes.
+MAX_LLC_LAYERS = 32
+
+# the library's parameter names -> this command's options ("K" is the sum of squares of the generators)
+_FLAGS = {**LLC_FLAGS, "K": "generators"}
 
 
 def _run_family(family: str, fargs: tuple, args) -> int:
     from algebra.claims.llc_suites import run_entry
 
-    row = run_entry(family, fargs, settings=llc_settings(args), seed=args.seed, n=args.n)
+    with flag_names(_FLAGS):
+        row = run_entry(family, fargs, settings=llc_settings(args), seed=args.seed, n=args.n)
     row["settings"] = row["details"]["settings"]
     return print_llc(row, args.json)
 
 
 def _run_dln(args) -> int:
-    return _run_family("dln", (parse_widths(args.widths), args.r), args)
+    widths = parse_widths(args.widths)
+    if len(widths) - 1 > MAX_LLC_LAYERS:
+        raise InputError("--widths", f"{len(widths)} widths", f"at most {MAX_LLC_LAYERS + 1} widths "
+                         f"({MAX_LLC_LAYERS} layers, MAX_LLC_LAYERS: the sampler's cost is linear in depth)")
+    return _run_family("dln", (widths, args.r), args)
 
 
 def _run_suite(args) -> int:
@@ -51,8 +64,9 @@ def _run_suite(args) -> int:
         from algebra.numeric.suite import load_rows
 
         previous = load_rows(os.path.join(args.out, f"{stem}.json"))
-    rows = run_suite(settings=llc_settings(args), seed=args.seed, progress=not args.json, entries=entries,
-                     previous=previous, **runner)
+    with flag_names(_FLAGS):
+        rows = run_suite(settings=llc_settings(args), seed=args.seed, progress=not args.json, entries=entries,
+                         previous=previous, **runner)
     table = write_table(rows, os.path.join(args.out, f"{stem}.md"))
     dump_rows(rows, os.path.join(args.out, f"{stem}.json"))
     figs = []

@@ -232,6 +232,13 @@ def _check_int(name: str, value, minimum: int) -> int:
     return int(value)
 
 
+def _check_order(name: str, order: int) -> None:
+    """Refuse (:class:`ResourceError`) a group above :data:`MAX_ORDER` before any element is built."""
+    if order > MAX_ORDER:
+        raise ResourceError(f"{name} has order {'more than ' if order >= 2**64 else ''}{min(order, 2**64)}, "
+                            f"above MAX_ORDER = {MAX_ORDER}")
+
+
 def _from_labels(name, family, params, labels, act) -> PermutationGroup:
     """Group whose element with label ``l`` is the permutation ``act(l)`` (identity label first)."""
     return PermutationGroup(name, tuple(act(l) for l in labels), family, params, tuple(labels))
@@ -246,6 +253,7 @@ def cyclic_group(n: int) -> PermutationGroup:
     5
     """
     n = _check_int("n", n, 1)
+    _check_order(f"Z_{n}", n)
     return _from_labels(f"Z_{n}", "cyclic", (n,), range(n), lambda j: tuple((x + j) % n for x in range(n)))
 
 
@@ -258,6 +266,7 @@ def torus_group(n: int, m: int) -> PermutationGroup:
     (6, 6)
     """
     n, m = _check_int("n", n, 1), _check_int("m", m, 1)
+    _check_order(f"Z_{n} x Z_{m}", n * m)
     labels = [(a, b) for a in range(n) for b in range(m)]
     return _from_labels(f"Z_{n} x Z_{m}", "torus", (n, m), labels,
                         lambda l: tuple(((x + l[0]) % n) * m + (y + l[1]) % m for x in range(n) for y in range(m)))
@@ -272,8 +281,7 @@ def hypercube_group(k: int) -> PermutationGroup:
     (8, 2)
     """
     k = _check_int("k", k, 1)
-    if 2**k > MAX_ORDER:
-        raise ResourceError(f"Z_2^{k} has order {2**k} > MAX_ORDER={MAX_ORDER}")
+    _check_order(f"Z_2^{k}", 2**k if k < 64 else 2**64)
     labels = list(itertools.product((0, 1), repeat=k))
     return _from_labels(f"Z_2^{k}", "hypercube", (k,), labels,
                         lambda l: tuple(x ^ int("".join(map(str, l)), 2) for x in range(2**k)))
@@ -291,6 +299,7 @@ def dihedral_group(n: int) -> PermutationGroup:
     (10, [1, 2, 2, 5])
     """
     n = _check_int("n", n, 3)
+    _check_order(f"D_{n}", 2 * n)
     labels = [(f, j) for f in (0, 1) for j in range(n)]
     return _from_labels(f"D_{n}", "dihedral", (n,), labels,
                         lambda l: tuple(((-1) ** l[0] * (x + l[1])) % n for x in range(n)))
@@ -305,8 +314,7 @@ def symmetric_group(n: int) -> PermutationGroup:
     (24, 5)
     """
     n = _check_int("n", n, 1)
-    if math.factorial(n) > MAX_ORDER:
-        raise ResourceError(f"S_{n} has order {math.factorial(n)} > MAX_ORDER={MAX_ORDER}")
+    _check_order(f"S_{n}", math.factorial(n) if n <= 20 else math.factorial(21))
     perms = sorted(itertools.permutations(range(n)), key=lambda p: p != tuple(range(n)))
     return PermutationGroup(f"S_{n}", tuple(perms), "generic", (n,))
 

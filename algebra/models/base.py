@@ -27,10 +27,14 @@ import numpy as np
 
 from algebra.errors import InputError, NotFinishedError
 
-__all__ = ["Model", "NoInputModel", "monomial_count", "positive_int", "int_list"]
+__all__ = ["Model", "NoInputModel", "monomial_count", "positive_int", "int_list", "layer_widths", "MAX_LAYERS"]
 
 #: Entries of integer points and inputs are drawn uniformly from [-BOUND, BOUND].
 DEFAULT_POINT_BOUND = 2**15
+
+#: Most layers of a layered model (MLP, deep linear network).  The symmetry fields and the ladder cost
+#: quadratically in depth: 100 layers take under a second, 1000 would take minutes, so deeper is refused.
+MAX_LAYERS = 100
 
 
 def monomial_count(n: int, degree: int, *, homogeneous: bool) -> int:
@@ -65,6 +69,27 @@ def int_list(name: str, values: Any, *, minimum: int = 1, min_length: int = 1) -
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < minimum:
             raise InputError(name, values, f"integers >= {minimum}")
     return tuple(int(v) for v in items)
+
+
+def layer_widths(name: str, values: Any) -> tuple:
+    """Validate the widths ``(d_0, ..., d_L)`` of a layered model: positive, ``1 <= L <= MAX_LAYERS``.
+
+    Examples
+    --------
+    >>> layer_widths("widths", (2, 3, 1))
+    (2, 3, 1)
+    >>> layer_widths("widths", (2,) * 102)
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid widths='102 widths': expected at most 101 widths (100 layers, MAX_LAYERS)
+    """
+    try:
+        n = len(values)
+    except TypeError:
+        n = None
+    if n is not None and n - 1 > MAX_LAYERS:  # refused before reading the entries
+        raise InputError(name, f"{n} widths", f"at most {MAX_LAYERS + 1} widths ({MAX_LAYERS} layers, MAX_LAYERS)")
+    return int_list(name, values, minimum=1, min_length=2)
 
 
 class Model(ABC):

@@ -27,7 +27,7 @@ from itertools import permutations
 
 import numpy as np
 
-from algebra.models.base import NoInputModel, int_list, positive_int
+from algebra.models.base import NoInputModel, layer_widths, positive_int
 from algebra.models.polynomial import Polynomial
 
 __all__ = ["QueryKey", "DeepLinear", "bordered_minors", "bordered_minor_values", "bordered_minor_gradients"]
@@ -304,7 +304,7 @@ class DeepLinear(_MatrixProduct):
     family = "linear"
 
     def __init__(self, widths):
-        self.widths = int_list("widths", widths, minimum=1, min_length=2)
+        self.widths = layer_widths("widths", widths)
 
     def param_blocks(self) -> list:
         w = self.widths

@@ -36,7 +36,7 @@ import numpy as np
 
 from algebra.errors import InputError
 from algebra.exact.field import PrimeField
-from algebra.models.base import Model, int_list, positive_int
+from algebra.models.base import Model, layer_widths, positive_int
 from algebra.models.polynomial import MAX_EXPONENT, Polynomial, parse_univariate
 
 __all__ = ["MLP", "shallow_network", "quadratic_network", "parse_activation", "parse_inactive", "activation_list"]
@@ -155,7 +155,7 @@ class MLP(Model):
     family = "mlp"
 
     def __init__(self, widths: Sequence[int], activations="t^2", *, bias: bool = False, inactive: Mapping | None = None):
-        self.widths = int_list("widths", widths, minimum=1, min_length=2)
+        self.widths = layer_widths("widths", widths)
         n_hidden = len(self.widths) - 2
         self.activations = activation_list(activations, n_hidden, "hidden layer")
         if not isinstance(bias, bool):

@@ -13,7 +13,7 @@ passed to ``eval``, ``exec`` or ``sympy.sympify``.  The grammar is::
 NUMBER is a decimal integer or a finite decimal (``0.5`` is exactly 1/2);
 NAME is ``[A-Za-z_][A-Za-z0-9_]*``.  Juxtaposition (``2x``) is rejected.
 Exponents are limited to :data:`MAX_EXPONENT` and the number of terms to
-:data:`MAX_TERMS`, so hostile input cannot exhaust memory.
+:data:`MAX_TERMS`, the variables to :data:`MAX_VARIABLES`, so hostile input cannot exhaust memory.
 
 A polynomial is represented as a ``dict`` mapping exponent tuples to
 :class:`fractions.Fraction` coefficients, over an explicit tuple of variable
@@ -35,6 +35,7 @@ __all__ = [
     "MAX_EXPONENT",
     "MAX_TERMS",
     "MAX_TEXT",
+    "MAX_VARIABLES",
     "Polynomial",
     "parse_generators",
     "parse_polynomial",
@@ -44,6 +45,9 @@ __all__ = [
 MAX_EXPONENT = 64
 MAX_TEXT = 100_000
 MAX_DEPTH = 100
+#: Most distinct variables of one parsed polynomial: exponents are stored densely (terms x variables), so
+#: 5,000 variables of 5,000 terms would be 25 million entries (and the parser quadratic in the variables).
+MAX_VARIABLES = 256
 
 _TOKEN = re.compile(
     r"\s*(?:(?P<num>\d+(?:\.\d+)?)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<op>\*\*|[-+*/^()]))"
@@ -58,6 +62,8 @@ class _Parser:
         self.pos = 0
         self.fixed = variables is not None
         self.names: list = list(variables) if variables is not None else []
+        if len(self.names) > MAX_VARIABLES:
+            raise InputError(argument, f"{len(self.names)} variables", f"at most {MAX_VARIABLES} variables (MAX_VARIABLES)")
 
     def _fail(self, what: str):
         raise InputError(self.argument, self.text, what)
@@ -151,6 +157,9 @@ class _Parser:
             if val not in self.names:
                 if self.fixed:
                     self._fail(f"a polynomial in the variables {', '.join(self.names)} (got {val!r})")
+                if len(self.names) >= MAX_VARIABLES:  # the value shown is the count, not the (long) text
+                    raise InputError(self.argument, f"a polynomial in more than {MAX_VARIABLES} variables",
+                                     f"at most {MAX_VARIABLES} variables (MAX_VARIABLES)")
                 self.names.append(val)
             i = self.names.index(val)
             return {tuple([0] * i + [1]): Fraction(1)}
