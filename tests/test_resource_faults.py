@@ -129,7 +129,7 @@ def test_an_out_that_is_a_regular_file_is_exit_2_naming_it(tmp_path, capsys, com
     out.write_bytes(b"mine")
     assert main(command + ["--out", str(out)]) == 2
     err = _one_line_error(capsys)
-    assert f"{out} is a file, not a directory" in err or f"{out}: it is a file, not a directory" in err, err
+    assert str(out) in err and "is a file" in err, err  # grok refuses --out up front; certify at the write
     assert out.read_bytes() == b"mine" and _files(tmp_path) == ["out"]
 
 
