@@ -8,7 +8,7 @@ its own seed, nothing depends on which worker runs it or in which order.
 
 API
 ---
-``run_sweep(func, items, *, key=None, scheduler=None, workers=None, table=None, progress=True, desc="sweep")``
+``run_sweep(func, items, *, key=None, scheduler=None, workers=None, table=None, on_result=None, no_worker_timeout=None, progress=True, desc="sweep")``
     ``func(item) -> dict`` must be a module-level (picklable) function and
     ``items`` a list of JSON-serialisable dicts.  Returns one row per item,
     ``{**item, **func(item)}``, in the order of ``items``.
@@ -25,11 +25,30 @@ API
       so the next call retries them.
     * ``key(item) -> str`` identifies an item in the table (default: the
       item's canonical JSON).
+    * ``on_result(key, row)``: called in this process with each row as its
+      task finishes (completion order, after the row is in ``table``), so the
+      caller can write it at once; rows read back from ``table`` are not
+      passed again.  An exception it raises stops the sweep.
+    * ``no_worker_timeout``: seconds a Dask sweep waits while the scheduler
+      has no live worker before it stops with :class:`ClusterError` ``no live
+      worker on ADDRESS for N s`` (default :data:`NO_WORKER_TIMEOUT`; the
+      value a :class:`SchedulerAddress` carries when ``None``).  A lost
+      connection to the scheduler stops it with :class:`ClusterError` too.
+      Either way every row finished before has been recorded and handed to
+      ``on_result``: a re-run with the same ``table`` does only the rest.
+      Tasks of a worker that dies while others live are recomputed by Dask.
     * ``progress``: a tqdm bar over completed tasks.
 
-The command line's ``--scheduler ADDRESS`` and ``--workers N`` (the same on
-every command that runs a sweep) are added by
-:func:`algebra.cli.args.add_sweep_options`; this module has no CLI part.
+The command line's ``--scheduler ADDRESS``, ``--workers N`` and
+``--no-worker-timeout SECONDS`` (the same on every command that runs a
+sweep) are added by :func:`algebra.cli.args.add_sweep_options`; the timeout
+travels with the address as a :class:`SchedulerAddress`, so every command
+that passes ``scheduler`` on unchanged honours it.  This module has no CLI part.
+
+Errors: :class:`SweepError` (some items raised; the others finished) and
+:class:`ClusterError` (the cluster went away: no live worker, or the
+scheduler connection lost) are :class:`~algebra.errors.AlgebraError`, so
+the command line prints the message and exits with status 1.
 
 ``write_csv(rows, path)`` writes the gathered table (union of the columns).
 
@@ -41,22 +60,42 @@ Examples
 >>> rows = run_sweep(_square, [{"x": 2}, {"x": 3}], scheduler="serial", progress=False)
 >>> [r["y"] for r in rows]
 [4, 9]
+>>> seen = []
+>>> _ = run_sweep(_square, [{"x": 2}, {"x": 3}], scheduler="serial", progress=False,
+...               on_result=lambda k, row: seen.append(row["y"]))
+>>> seen
+[4, 9]
 >>> run_sweep(_square, [{"x": 1}], workers=0, progress=False)
 Traceback (most recent call last):
 ...
 algebra.errors.InputError: invalid --workers=0: expected an integer >= 1
+>>> run_sweep(_square, [{"x": 1}], scheduler="serial", no_worker_timeout=0, progress=False)
+Traceback (most recent call last):
+...
+algebra.errors.InputError: invalid --no-worker-timeout=0: expected a number of seconds > 0
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import math
 import os
+import time
 from pathlib import Path
 
 from algebra.errors import AlgebraError, InputError
 
-__all__ = ["run_sweep", "write_csv", "SweepError", "item_key"]
+__all__ = ["run_sweep", "write_csv", "SweepError", "ClusterError", "SchedulerAddress", "NO_WORKER_TIMEOUT", "item_key"]
+
+#: Seconds a Dask sweep waits with no live worker before it stops.  A minute: long enough
+#: for a worker to restart or a replacement to join, short enough that a dead cluster is
+#: reported before a user gives up on a silent command.
+NO_WORKER_TIMEOUT = 60.0
+
+# How often the runner looks for live workers while no task finishes (at most this, and a
+# quarter of the timeout, so a 2 s timeout is noticed within half a second of running out).
+_POLL_SECONDS = 1.0
 
 
 class SweepError(AlgebraError):
@@ -66,6 +105,47 @@ class SweepError(AlgebraError):
         self.failures = failures
         first = next(iter(failures.items()))
         super().__init__(f"{len(failures)} sweep item(s) failed; first {first[0]}: {first[1]}")
+
+
+class ClusterError(AlgebraError):
+    """The cluster of a Dask sweep went away: no live worker for the stated time, or the scheduler lost.
+
+    Every row finished before was recorded (``table``, ``on_result``); ``finished`` and
+    ``unfinished`` count the tasks of this call.
+    """
+
+    def __init__(self, message: str, *, scheduler: str, finished: int, unfinished: int):
+        self.scheduler = scheduler
+        self.finished = finished
+        self.unfinished = unfinished
+        super().__init__(f"{message}; {finished} task(s) finished and recorded, {unfinished} unfinished "
+                         "(a re-run does only those)")
+
+
+class SchedulerAddress(str):
+    """A scheduler address that carries the sweep's ``no_worker_timeout`` (seconds, or ``None``: the default).
+
+    It is the address string itself everywhere else, so a command that hands ``scheduler`` on to
+    :func:`run_sweep` unchanged passes the timeout with it.
+
+    Examples
+    --------
+    >>> a = SchedulerAddress("tcp://host:8786", no_worker_timeout=5)
+    >>> a == "tcp://host:8786", a.no_worker_timeout
+    (True, 5)
+    """
+
+    def __new__(cls, address: str, *, no_worker_timeout=None):
+        self = super().__new__(cls, address)
+        self.no_worker_timeout = no_worker_timeout
+        return self
+
+
+def _timeout(value) -> float:
+    """A positive, finite number of seconds (``--no-worker-timeout``)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise InputError("--no-worker-timeout", value, "a number of seconds > 0")
+    return float(value)
 
 
 def _square(item: dict) -> dict:
@@ -120,7 +200,8 @@ def _append(table: Path | None, row: dict) -> None:
 
 
 def run_sweep(func, items, *, key=None, scheduler: str | None = None, workers: int | None = None,
-              table=None, progress: bool = True, desc: str = "sweep") -> list:
+              table=None, on_result=None, no_worker_timeout: float | None = None, progress: bool = True,
+              desc: str = "sweep") -> list:
     """Apply ``func`` to every item, one Dask task per item; see the module docstring."""
     items = list(items)
     key = key or item_key
@@ -128,6 +209,9 @@ def run_sweep(func, items, *, key=None, scheduler: str | None = None, workers: i
         raise InputError("--workers", workers, "an integer >= 1")
     if scheduler is not None and not isinstance(scheduler, str):
         raise InputError("--scheduler", scheduler, "'serial' or a scheduler address such as tcp://host:8786")
+    if no_worker_timeout is None:
+        no_worker_timeout = getattr(scheduler, "no_worker_timeout", None)
+    no_worker_timeout = NO_WORKER_TIMEOUT if no_worker_timeout is None else _timeout(no_worker_timeout)
     keys = [key(it) for it in items]
     if len(set(keys)) != len(keys):
         raise InputError("items", len(items), "items with distinct keys")
@@ -146,48 +230,123 @@ def run_sweep(func, items, *, key=None, scheduler: str | None = None, workers: i
     def record(k, it, result):
         row = {"_key": k, **it, **result}
         done[k] = row
-        _append(table, row)
+        _append(table, row)  # the table first: it is what a resume reads
         if bar is not None:
             bar.update(1)
+        if on_result is not None:
+            on_result(k, {c: v for c, v in row.items() if c != "_key"})
 
-    if todo and scheduler == "serial":
-        for k, it in todo:
-            try:
-                record(k, it, _call(func, it))
-            except Exception as exc:  # noqa: BLE001 - reported below, retried next call
-                failures[k] = f"{type(exc).__name__}: {exc}"
-    elif todo:
-        from dask.distributed import Client, LocalCluster, as_completed
-
-        cluster = None
-        if scheduler is None:
-            n = workers or os.cpu_count() or 1
-            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                   dashboard_address=None, silence_logs=40)
-            client = Client(cluster)
-        else:
-            try:
-                client = Client(scheduler, timeout="10s")
-            except OSError as exc:
-                raise InputError("--scheduler", scheduler, f"the address of a running Dask scheduler ({exc})") from None
-        try:
-            futures = {client.submit(_call, func, it, key=f"{desc}-{i}-{abs(hash(k)) % 10**12}", pure=False): (k, it)
-                       for i, (k, it) in enumerate(todo)}
-            for fut in as_completed(futures):
-                k, it = futures[fut]
+    try:
+        if todo and scheduler == "serial":
+            for k, it in todo:
                 try:
-                    record(k, it, fut.result())
-                except Exception as exc:  # noqa: BLE001
+                    result = _call(func, it)
+                except Exception as exc:  # noqa: BLE001 - reported below, retried next call
                     failures[k] = f"{type(exc).__name__}: {exc}"
-        finally:
-            client.close()
-            if cluster is not None:
-                cluster.close()
-    if bar is not None:
-        bar.close()
+                    continue
+                record(k, it, result)
+        elif todo:
+            _run_on_dask(func, todo, record, failures, scheduler=scheduler, workers=workers,
+                         no_worker_timeout=no_worker_timeout, desc=desc)
+    finally:
+        if bar is not None:
+            bar.close()
     if failures:
         raise SweepError(failures)
     return [{c: v for c, v in done[k].items() if c != "_key"} for k in keys]
+
+
+def _run_on_dask(func, todo, record, failures, *, scheduler, workers, no_worker_timeout, desc) -> None:
+    """Submit one task per ``(key, item)`` of ``todo`` and ``record`` each as it finishes.
+
+    The loop waits for the next finished task for at most a poll interval; when none
+    finished it asks the scheduler how many workers it has, and stops with
+    :class:`ClusterError` once it has had none for ``no_worker_timeout`` seconds.  Dask
+    cancels every future when the scheduler connection is lost: that stops it too.
+    """
+    from dask.distributed import Client, LocalCluster, wait
+
+    cluster = None
+    if scheduler is None:
+        n = workers or os.cpu_count() or 1
+        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                               dashboard_address=None, silence_logs=40)
+        client = Client(cluster)
+        address = cluster.scheduler_address
+    else:
+        address = str(scheduler)
+        try:
+            client = Client(address, timeout="10s")
+        except OSError as exc:
+            raise InputError("--scheduler", address, f"the address of a running Dask scheduler ({exc})") from None
+    poll = min(_POLL_SECONDS, no_worker_timeout / 4)
+    futures = {}
+    try:
+        futures = {client.submit(_call, func, it, key=f"{desc}-{i}-{abs(hash(k)) % 10**12}", pure=False): (k, it)
+                   for i, (k, it) in enumerate(todo)}
+        pending, finished = set(futures), 0
+
+        def lost():
+            return ClusterError(f"lost the connection to scheduler {address}", scheduler=address,
+                                finished=finished, unfinished=len(todo) - finished - len(failures))
+
+        last_live = time.monotonic()
+        while pending:
+            try:
+                ready, pending = wait(pending, timeout=poll, return_when="FIRST_COMPLETED")
+            except TimeoutError:
+                ready = set()
+            except Exception:  # noqa: BLE001 - FuturesCancelledError, a closed client: the scheduler is gone
+                if client.status == "running":
+                    raise
+                raise lost() from None
+            progressed = False
+            for fut in ready:
+                k, it = futures[fut]
+                if fut.status == "cancelled" and client.status != "running":
+                    raise lost()
+                try:
+                    result = fut.result(timeout=poll)
+                except TimeoutError:
+                    if fut.status != "error":  # its result went with its worker: Dask recomputes it, or no one can
+                        pending.add(fut)
+                        continue
+                    failures[k] = f"TimeoutError: {fut.exception()}"
+                except Exception as exc:  # noqa: BLE001 - a task that raised, or its fetch failed
+                    if client.status != "running":
+                        raise lost() from None
+                    failures[k] = f"{type(exc).__name__}: {exc}"
+                else:
+                    finished += 1
+                    record(k, it, result)
+                progressed = True
+            if progressed:
+                last_live = time.monotonic()
+                continue
+            if client.status != "running":
+                raise lost()
+            try:
+                live = len(client.nthreads())
+            except Exception:  # noqa: BLE001 - the RPC failed: the scheduler is gone
+                raise lost() from None
+            now = time.monotonic()
+            if live:
+                last_live = now
+            elif now - last_live >= no_worker_timeout:
+                raise ClusterError(f"no live worker on {address} for {no_worker_timeout:g} s", scheduler=address,
+                                   finished=finished, unfinished=len(todo) - finished - len(failures))
+    finally:
+        if futures and client.status == "running":
+            try:
+                client.cancel(list(futures))
+            except Exception:  # noqa: BLE001 - best effort: the scheduler may be gone
+                pass
+        try:
+            client.close(timeout=5)
+        except Exception:  # noqa: BLE001 - closing a client whose scheduler is gone
+            pass
+        if cluster is not None:
+            cluster.close()
 
 
 def write_csv(rows, path) -> Path:

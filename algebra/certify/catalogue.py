@@ -268,8 +268,41 @@ def _certify_item(item: dict) -> dict:
     return {"entry": entry, "certificate": cert}
 
 
+#: The resume table of an unfinished :func:`run_catalogue` in its ``out_dir`` (one JSON line per finished
+#: claim: its index entry and certificate); deleted once the index is written.
+RESUME_TABLE = ".certify-resume.jsonl"
+
+
+def _resume_key(item: dict) -> str:
+    """A claim's row in the resume table: its id, subset, seed and this tool's version must all match."""
+    from algebra import __version__
+
+    return f"{item['id']} {'fast' if item['fast'] else 'full'} seed {item['seed']} neuroalgebra {__version__}"
+
+
+def _write_claim(out_dir: Path, row: dict) -> None:
+    """Write one finished claim's certificate atomically (or remove a stale one when it is out of reach).
+
+    A file already holding the same bytes is left alone, so a resumed run touches only what changed.
+    """
+    entry, cert = row["entry"], row["certificate"]
+    path = out_dir / f"{entry['id']}.json"
+    if cert is None:
+        if path.exists():
+            path.unlink()
+        return
+    data = render(cert)
+    try:
+        if path.read_bytes() == data:
+            return
+    except OSError:
+        pass
+    write_atomic(path, data)
+
+
 def run_catalogue(out_dir="certificates", *, fast: bool = False, seed: int = 0, progress: bool = True,
-                  scheduler: str | None = "serial", workers: int | None = None) -> list:
+                  scheduler: str | None = "serial", workers: int | None = None,
+                  no_worker_timeout: float | None = None) -> list:
     """Certify every claim, write ``<id>.json``, ``index.json`` and ``INDEX.md`` into ``out_dir``.
 
     Returns the index entries.  Files are written atomically; a claim that
@@ -277,8 +310,19 @@ def run_catalogue(out_dir="certificates", *, fast: bool = False, seed: int = 0, 
     Claims run as tasks of :func:`algebra.sweep.run_sweep`: ``scheduler``
     ``"serial"`` (the default) runs them in this process, ``None`` on a
     ``LocalCluster`` of ``workers`` processes, an address on that Dask
-    scheduler; every route writes byte-identical files (each claim carries
-    its seed, and the files are written here, in catalogue order).
+    scheduler (``no_worker_timeout`` as in :func:`~algebra.sweep.run_sweep`);
+    every route writes byte-identical files (each claim carries its seed).
+
+    Each claim's certificate is written the moment its task finishes, and
+    its row (index entry and certificate) is appended to the resume table
+    :data:`RESUME_TABLE` in ``out_dir``.  A run that stops early -- killed,
+    or a :class:`~algebra.sweep.ClusterError` when the cluster goes away --
+    keeps every finished claim on disk; the next run with the same subset,
+    seed and tool version certifies only the claims missing from the table
+    and rewrites any file that differs from its row.  The index and
+    ``INDEX.md`` are written (atomically) once every claim is done, in
+    catalogue order, and the table is then deleted: the result is
+    byte-identical to one uninterrupted serial run.
     Certificates in subdirectories (the committed ``attention/`` head
     certificates) are neither rewritten nor deleted; they are re-checked and
     listed in the index (:func:`algebra.attention_rank.head_certificates.index_entries`).
@@ -288,21 +332,18 @@ def run_catalogue(out_dir="certificates", *, fast: bool = False, seed: int = 0, 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     items = [{"id": c_id, "fast": bool(fast), "seed": int(seed)} for c_id in _claims_by_id(bool(fast))]
-    rows = run_sweep(_certify_item, items, key=lambda it: it["id"], scheduler=scheduler, workers=workers,
+    table = out_dir / RESUME_TABLE
+    rows = run_sweep(_certify_item, items, key=_resume_key, scheduler=scheduler, workers=workers, table=table,
+                     on_result=lambda key, row: _write_claim(out_dir, row), no_worker_timeout=no_worker_timeout,
                      progress=progress, desc="certify")
     entries = []
-    for row in rows:
-        entry, cert = row["entry"], row["certificate"]
-        path = out_dir / f"{entry['id']}.json"
-        if cert is None:
-            if path.exists():
-                path.unlink()
-        else:
-            write_atomic(path, render(cert))
-        entries.append(entry)
+    for row in rows:  # claims resumed from the table: their files may predate a kill or be missing
+        _write_claim(out_dir, row)
+        entries.append(row["entry"])
     if not fast:
         _remove_stale(out_dir, {e["file"] for e in entries if e.get("file")})
     write_index(out_dir, entries, fast=fast, facts=_fact_entries(out_dir))
+    table.unlink(missing_ok=True)
     return entries
 
 

@@ -6,7 +6,7 @@ here (:func:`integer_arg`, :func:`positive_arg`, :func:`nonnegative_arg`,
 :func:`prime_arg`) or through :func:`parse_memory` for byte sizes.  The
 options several command groups offer are added here too: ``--certificate
 FILE`` (:func:`add_certificate_option`, :func:`write_certificate`) and the
-sweep runner's ``--scheduler``/``--workers`` (:func:`add_sweep_options`,
+sweep runner's ``--scheduler``/``--workers``/``--no-worker-timeout`` (:func:`add_sweep_options`,
 :func:`sweep_options`, the keyword arguments of :func:`algebra.sweep.run_sweep`).
 """
 
@@ -231,12 +231,15 @@ def print_certificate(info: dict) -> None:
 
 
 def add_sweep_options(parser, *, serial_by_default: bool = False) -> None:
-    """Add the shared ``--scheduler`` and ``--workers`` options of :func:`algebra.sweep.run_sweep`.
+    """Add the shared ``--scheduler``, ``--workers`` and ``--no-worker-timeout`` options of
+    :func:`algebra.sweep.run_sweep`.
 
     ``serial_by_default`` only changes the help text: commands whose default
     work takes seconds (``certify``, ``secant-table``, ``llc suite``) run in
     this process unless ``--workers`` or ``--scheduler`` is given.
     """
+    from algebra.sweep import NO_WORKER_TIMEOUT
+
     default = ("in this process, unless --workers asks for a LocalCluster" if serial_by_default
                else "a LocalCluster on this machine")
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
@@ -245,13 +248,19 @@ def add_sweep_options(parser, *, serial_by_default: bool = False) -> None:
     # ASCII digits only; run_sweep checks the range
     parser.add_argument("--workers", type=integer_arg("--workers"), default=None, metavar="N",
                         help="worker processes of the LocalCluster (default: number of CPUs)")
+    parser.add_argument("--no-worker-timeout", type=positive_arg("--no-worker-timeout"), default=None,
+                        metavar="SECONDS",
+                        help="with --scheduler ADDRESS: stop (exit status 1, every finished result kept) when the "
+                             f"scheduler has had no live worker for SECONDS (default: {NO_WORKER_TIMEOUT:g})")
 
 
 def sweep_options(args, *, serial: bool = False) -> dict:
     """``{"scheduler": ..., "workers": ...}`` for :func:`algebra.sweep.run_sweep` from :func:`add_sweep_options`.
 
     ``serial=True``: with neither option given, ``scheduler="serial"`` (a sweep of seconds does not pay
-    for starting a cluster).
+    for starting a cluster).  ``--no-worker-timeout`` travels with the address, as a
+    :class:`algebra.sweep.SchedulerAddress`, so every library function that passes ``scheduler`` on to
+    :func:`~algebra.sweep.run_sweep` honours it.
 
     Examples
     --------
@@ -259,8 +268,16 @@ def sweep_options(args, *, serial: bool = False) -> dict:
     {'scheduler': 'serial', 'workers': None}
     >>> sweep_options(argparse.Namespace(scheduler=None, workers=2), serial=True)
     {'scheduler': None, 'workers': 2}
+    >>> opts = sweep_options(argparse.Namespace(scheduler="tcp://h:8786", workers=None, no_worker_timeout=5))
+    >>> opts["scheduler"], opts["scheduler"].no_worker_timeout
+    ('tcp://h:8786', 5)
     """
+    from algebra.sweep import SchedulerAddress
+
     opts = {"scheduler": getattr(args, "scheduler", None), "workers": getattr(args, "workers", None)}
     if serial and opts["scheduler"] is None and opts["workers"] is None:
         opts["scheduler"] = "serial"
+    if opts["scheduler"] not in (None, "serial"):
+        opts["scheduler"] = SchedulerAddress(opts["scheduler"],
+                                             no_worker_timeout=getattr(args, "no_worker_timeout", None))
     return opts
