@@ -32,7 +32,13 @@ COMMAND_MODULES = (geometry, certify, slt, numeric, attention_rank, grokking, gr
 
 
 class _Parser(argparse.ArgumentParser):
-    """ArgumentParser whose usage errors exit with status 2 and one line."""
+    """ArgumentParser whose usage errors exit with status 2 and one line, and which takes options only as
+    spelled: no prefix abbreviations, so adding an option never changes what an existing command line means
+    (``llc suite --n`` was read as ``--no-worker-timeout`` once that option existed)."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # pragma: no cover - argparse path
         self.exit(2, f"{self.prog}: error: {message}\n")
