@@ -748,7 +748,7 @@ def as_polynomial_map(model):
     X = v[P:].reshape(1, n) if n else np.zeros((1, 0), dtype=object)
     out = np.asarray(model.forward(v[:P], X, F)).ravel()
     names = F.names
-    return PolynomialMap([F._lift(y) for y in out], parameters=names[:P], inputs=names[P:])
+    return PolynomialMap([F.lift(y) for y in out], parameters=names[:P], inputs=names[P:])
 
 
 def _write(emitted: Emitted, path) -> Emitted:

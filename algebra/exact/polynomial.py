@@ -273,7 +273,6 @@ class PolynomialField(NativeField):
         """``v`` itself when it is a polynomial, else the constant polynomial ``v``."""
         return v if isinstance(v, Polynomial) else self.scalar(v)
 
-    _lift = lift  # the name callers used before the field moved here
 
     def array(self, x) -> np.ndarray:
         a = np.asarray(x, dtype=object)
