@@ -31,12 +31,11 @@ import math
 
 import numpy as np
 
-from algebra.errors import CertificateError, InputError
+from algebra.errors import InputError
+from algebra.exact.rounding import PRECISIONS, correctly_rounded  # the one rounding rule (re-exported here)
 
 __all__ = ["slice_bits", "matmul", "fsum", "correctly_rounded", "PRECISIONS"]
 
-#: Working precisions (bits) of :func:`correctly_rounded`, tried in order.
-PRECISIONS = (96, 192, 384, 1024)
 
 
 def slice_bits(n: int) -> int:
@@ -136,46 +135,3 @@ def fsum(X, axis: int = -1) -> np.ndarray:
     return np.array(list(map(math.fsum, flat)), dtype=np.float64).reshape(X.shape[:-1])
 
 
-def correctly_rounded(X, function) -> np.ndarray:
-    """``function`` (arb -> arb) applied elementwise, each value rounded once to nearest binary64.
-
-    Each entry is enclosed at :data:`PRECISIONS` bits in turn until both ends
-    of its ball round to the same double (rounding is monotone, so that
-    double is the correctly rounded value).  ``-inf`` entries map to
-    ``function``'s limit only for the functions that define one: pass finite
-    arrays.
-
-    Raises
-    ------
-    CertificateError
-        If some ball still straddles a rounding boundary at the last precision.
-
-    Examples
-    --------
-    >>> y = correctly_rounded(np.array([0.0, 1.0, -745.5]), lambda t: t.exp())
-    >>> y.tolist() == [1.0, math.e, 0.0]
-    True
-    >>> correctly_rounded(np.array([0.5]), lambda t: t.erf()).tolist() == [math.erf(0.5)]
-    True
-    """
-    import flint
-
-    X = np.asarray(X, dtype=np.float64)
-    flat = X.ravel().tolist()
-    out = [0.0] * len(flat)
-    pending = range(len(flat))
-    arb = flint.arb
-    for bits in PRECISIONS:
-        retry = []
-        with flint.ctx.workprec(bits):
-            for i in pending:
-                y = function(arb(flat[i]))
-                lo, hi = float(y.lower()), float(y.upper())
-                if lo == hi:
-                    out[i] = lo
-                else:
-                    retry.append(i)
-        pending = retry
-        if not pending:
-            return np.array(out, dtype=np.float64).reshape(X.shape)
-    raise CertificateError(f"{len(pending)} values straddle a binary64 rounding boundary at {PRECISIONS[-1]} bits")

@@ -56,7 +56,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from algebra.errors import CertificateError, InputError
+from algebra.errors import InputError
+from algebra.exact.rounding import binary64  # the one rounding rule
 from algebra.graph import FEATURES
 from algebra.graph.groups import SymmetricGraph
 
@@ -65,49 +66,6 @@ __all__ = ["AttentionDesign", "Rows", "make_design", "encode", "encode_binary64"
            "FEATURES"]
 
 #: Working precisions (bits) of :func:`binary64`, tried in order until the ball's ends round alike.
-BINARY64_PRECISIONS = (128, 256, 512, 1024)
-
-
-def binary64(value) -> float:
-    """The round-to-nearest binary64 of the real number that ``value()`` encloses in an arb ball.
-
-    ``value`` is a callable that builds the ball at the current working
-    precision; it is evaluated at :data:`BINARY64_PRECISIONS` bits in turn
-    until both ends of the ball round to the same double, which is then the
-    correctly rounded value (rounding is monotone).  python-flint's arb is
-    integer arithmetic, so the result depends on nothing but the exact value.
-
-    An exact ball (a dyadic value) rounds to nearest, ties to even.
-
-    Raises
-    ------
-    CertificateError
-        If the ball still straddles a rounding boundary at 1024 bits (the
-        enclosure does not shrink with the precision).
-
-    Examples
-    --------
-    >>> import flint
-    >>> binary64(lambda: flint.arb(flint.fmpq(1, 3)).tanh()) == math.tanh(1 / 3)
-    True
-    >>> binary64(lambda: flint.arb(2).sqrt()) == math.sqrt(2)
-    True
-    >>> binary64(lambda: flint.arb(1) + flint.arb(2) ** -53)    # an exact tie: to even
-    1.0
-    >>> binary64(lambda: flint.arb(1, 0.5))                      # [0.5, 1.5] at every precision
-    Traceback (most recent call last):
-    ...
-    algebra.errors.CertificateError: no correctly rounded binary64 value: the ball straddles a rounding boundary at 1024 bits
-    """
-    import flint
-
-    for bits in BINARY64_PRECISIONS:
-        with flint.ctx.workprec(bits):
-            ball = value()
-            lo, hi = float(ball.lower()), float(ball.upper())
-        if lo == hi:
-            return lo
-    raise CertificateError(f"no correctly rounded binary64 value: the ball straddles a rounding boundary at {bits} bits")
 
 
 def gaussians(rng: np.random.Generator, shape) -> np.ndarray:
