@@ -46,7 +46,8 @@ from algebra.errors import InputError, ResourceError
 from algebra.exact.field import DEFAULT_PRIME
 from algebra.models import DeepLinear, LightningAttention, MLP, PolynomialMap, QueryKey, quadratic_network, shallow_network
 from algebra.models.cnn import cnn_from_text
-from algebra.models.mlp import parse_activation, parse_inactive
+from algebra.models.mlp import parse_activations, parse_inactive
+from algebra.models.polynomial import parse_names
 
 __all__ = [
     "register",
@@ -109,13 +110,8 @@ class ModelFamily:
     size_arguments: tuple = ()
 
 
-def _activations(args, n_hidden: int) -> list:
-    acts = [parse_activation(a, argument="--activation") for a in args.activation.split(";")]
-    if len(acts) == 1:
-        return acts * n_hidden
-    if len(acts) != n_hidden:
-        raise InputError("--activation", args.activation, f"one activation or {n_hidden} separated by ';'")
-    return acts
+def _activations(args, n_hidden: int) -> tuple:
+    return parse_activations(args.activation, n_hidden, argument="--activation")
 
 
 def _mlp_arguments(q, *, inactive_required: bool = False) -> None:
@@ -164,8 +160,8 @@ def _qk_arguments(q) -> None:
     q.add_argument("--k", type=positive_arg("--k"), required=True)
 
 
-def _names(text: str) -> list:
-    return [v.strip() for v in (text or "").split(",") if v.strip()]
+def _names(text: str, option: str) -> tuple:
+    return parse_names(text or "", argument=option)
 
 
 def _polynomial_arguments(q) -> None:
@@ -180,7 +176,7 @@ def _polynomial_arguments(q) -> None:
 
 def _polynomial_model(args) -> PolynomialMap:
     symmetries = [[c.strip() for c in fld.split(",")] for fld in args.symmetry]
-    return PolynomialMap(args.polynomials, parameters=_names(args.parameters), inputs=_names(args.inputs),
+    return PolynomialMap(args.polynomials, parameters=_names(args.parameters, "--parameters"), inputs=_names(args.inputs, "--inputs"),
                          symmetries=symmetries, equations=args.equation)
 
 
@@ -374,7 +370,7 @@ def _variety(args):
     if args.variety == "polynomial":
         if not args.polynomials or not args.parameters:
             raise InputError("--polynomials/--parameters", args.polynomials, "the atom's polynomials and its parameter names")
-        return PolynomialMap(args.polynomials, parameters=_names(args.parameters), inputs=_names(args.inputs))
+        return PolynomialMap(args.polynomials, parameters=_names(args.parameters, "--parameters"), inputs=_names(args.inputs, "--inputs"))
     if args.variety == "veronese":
         if args.n is None or args.degree is None:
             raise InputError("--n/--degree", f"{args.n}/{args.degree}", "both --n and --degree for --variety veronese")

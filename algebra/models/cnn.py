@@ -77,7 +77,7 @@ import numpy as np
 
 from algebra.errors import InputError
 from algebra.models.base import Model, int_list, monomial_count, positive_int
-from algebra.models.mlp import MLP, _act_text, _monomial, activation_list, parse_activation
+from algebra.models.mlp import MLP, _act_text, _monomial, activation_list, parse_activations
 
 __all__ = ["CNN", "end_to_end_filter_size", "parse_shape", "parse_shapes", "parse_counts", "cnn_from_text"]
 
@@ -196,11 +196,7 @@ def cnn_from_text(input: str, filters: str, *, channels: str | None = None, stri
         if len(st) != L:
             raise InputError("--strides", strides, f"{L} strides, one per layer")
     n_act = L if dense else L - 1
-    acts = [parse_activation(a.strip()) for a in str(activation).split(";")]
-    if len(acts) == 1:
-        acts = acts * n_act
-    elif len(acts) != n_act:
-        raise InputError("--activation", activation, f"one activation or {n_act} separated by ';'")
+    acts = parse_activations(activation, n_act, layer="activated layer", argument="--activation")
     inact = parse_inactive(inactive or "", max(n_act, 1), argument="--inactive") if inactive else {}
     try:
         return CNN(shape, ks, channels=ch, strides=st, activations=acts, bias=bias, dense=dense, inactive=inact)

@@ -39,12 +39,59 @@ from algebra.exact.field import PrimeField
 from algebra.models.base import Model, layer_widths, positive_int
 from algebra.models.polynomial import MAX_EXPONENT, Polynomial, parse_univariate
 
-__all__ = ["MLP", "shallow_network", "quadratic_network", "parse_activation", "parse_inactive", "activation_list"]
+__all__ = ["MLP", "shallow_network", "quadratic_network", "parse_activation", "parse_activations", "parse_inactive",
+           "activation_list"]
 
 
 def parse_activation(text: str, *, argument: str = "--activation") -> tuple:
     """Parse one activation ``"t^3+t"`` into its coefficient tuple (Fractions)."""
     return tuple(parse_univariate(text, variable="t", argument=argument))
+
+
+def parse_activations(text: str, count: int, *, layer: str = "hidden layer", argument: str = "activations") -> tuple:
+    """Parse ``"t^2"`` (every layer) or ``"t^2;t^3"`` (one per layer, separated by ``;``) into coefficient tuples.
+
+    The one parser of the activation language: ``MLP(widths, "t^2;t^3")``, ``CNN(..., activations="t;t^2")``,
+    ``dim mlp --activation 't^2;t^3'`` and ``dim cnn --activation ...`` all read their text here.
+
+    Parameters
+    ----------
+    text : str
+        One polynomial in ``t``, or ``count`` of them separated by ``;``.
+    count : int
+        The number of layers that take an activation.
+    layer : str
+        What those layers are called, for the error message.
+    argument : str
+        The argument (or option) named when the text is refused.
+
+    Returns
+    -------
+    tuple of tuple of Fraction
+        ``count`` coefficient tuples ``(c0, c1, ...)``.
+
+    Raises
+    ------
+    InputError
+        A polynomial that is not a non-constant polynomial in ``t``, or a number of them other than 1 or ``count``.
+
+    Examples
+    --------
+    >>> parse_activations("t^2;t^3", 2)
+    ((Fraction(0, 1), Fraction(0, 1), Fraction(1, 1)), (Fraction(0, 1), Fraction(0, 1), Fraction(0, 1), Fraction(1, 1)))
+    >>> len(parse_activations("t", 3))
+    3
+    >>> parse_activations("t;t;t", 2)
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid activations='t;t;t': expected one activation or 2 separated by ';' (one per hidden layer)
+    """
+    acts = tuple(parse_activation(a.strip(), argument=argument) for a in str(text).split(";"))
+    if len(acts) == 1:
+        return acts * count
+    if len(acts) != count:
+        raise InputError(argument, text, f"one activation or {count} separated by ';' (one per {layer})")
+    return acts
 
 
 def parse_inactive(text: str, n_hidden: int, *, argument: str = "--inactive") -> dict:
@@ -71,7 +118,7 @@ def parse_inactive(text: str, n_hidden: int, *, argument: str = "--inactive") ->
 
 def _coeffs(act) -> tuple:
     if isinstance(act, str):
-        return parse_activation(act)
+        return parse_activation(act, argument="activations")
     if isinstance(act, Polynomial):
         return tuple(act.coefficients_univariate())
     try:
@@ -102,7 +149,9 @@ def activation_list(activations, count: int, layer: str = "hidden layer") -> tup
     ...
     algebra.errors.InputError: invalid activations=['t', 't']: expected one activation or exactly 1 (one per hidden layer)
     """
-    if isinstance(activations, (str, Polynomial)) or (
+    if isinstance(activations, str):
+        return parse_activations(activations, count, layer=layer)
+    if isinstance(activations, Polynomial) or (
         isinstance(activations, (list, tuple)) and activations and not isinstance(activations[0], (str, list, tuple, Polynomial))
     ):
         return (_coeffs(activations),) * count

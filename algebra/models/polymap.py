@@ -15,7 +15,7 @@ import numpy as np
 
 from algebra.errors import InputError
 from algebra.models.base import Model
-from algebra.models.polynomial import Polynomial, parse_polynomial
+from algebra.models.polynomial import Polynomial, parse_names, parse_polynomial
 
 __all__ = ["PolynomialMap"]
 
@@ -37,10 +37,11 @@ class PolynomialMap(Model):
     Parameters
     ----------
     polynomials : sequence of str, Polynomial or sympy expressions
-    parameters : sequence of str
-        Parameter variable names (the Jacobian's columns, in this order).
-    inputs : sequence of str, optional
-        Input variable names (sample mode evaluates at generic inputs).
+    parameters : str or sequence of str
+        Parameter variable names (the Jacobian's columns, in this order): ``"a,c,d"`` or
+        ``["a", "c", "d"]`` (read by :func:`algebra.models.polynomial.parse_names`, as ``--parameters`` is).
+    inputs : str or sequence of str, optional
+        Input variable names (sample mode evaluates at generic inputs), spelled like ``parameters``.
     symmetries : sequence of sequences, optional
         User kernel witnesses: each is a vector field given by one polynomial
         per parameter (in the parameter variables).  Each is *verified* on
@@ -57,6 +58,8 @@ class PolynomialMap(Model):
     >>> m = PolynomialMap(["a*c", "a*d", "b*c", "b*d"], parameters="a b c d".split())
     >>> m.parameter_count, m.ambient_dimension()
     (4, 4)
+    >>> PolynomialMap(["a*c", "a*d"], parameters="a,c,d").parameters
+    ('a', 'c', 'd')
     >>> m = PolynomialMap(["a*c", "a*d", "b*c", "b*d"], parameters="a b c d".split(),
     ...                   symmetries=[["a", "b", "-c", "-d"]], equations=["y1*y4 - y2*y3"])
     >>> m.symmetry_count(), len(m.image_equations())
@@ -82,8 +85,8 @@ class PolynomialMap(Model):
         symmetries: Sequence = (),
         equations: Sequence = (),
     ):
-        self.parameters = tuple(str(v) for v in parameters)
-        self.inputs = tuple(str(v) for v in inputs)
+        self.parameters = parse_names(parameters, argument="parameters")
+        self.inputs = parse_names(inputs, argument="inputs")
         names = self.parameters + self.inputs
         if not self.parameters:
             raise InputError("parameters", parameters, "at least one parameter name")

@@ -38,6 +38,7 @@ __all__ = [
     "MAX_VARIABLES",
     "Polynomial",
     "parse_generators",
+    "parse_names",
     "parse_polynomial",
     "parse_univariate",
 ]
@@ -289,6 +290,52 @@ def parse_univariate(text: str, *, variable: str = "t", argument: str = "--activ
     return poly.coefficients_univariate()
 
 
+def parse_names(names, *, argument: str = "parameters") -> tuple:
+    """Variable names given as one comma-separated text (``"a,c,d"``) or as a sequence of names.
+
+    The one parser of name lists: ``PolynomialMap(..., parameters="a,c,d")``, ``--parameters``,
+    ``--inputs`` and ``--variables`` read their names here, so a text is never split into characters.
+
+    Parameters
+    ----------
+    names : str or sequence of str
+        ``"a, c, d"`` (commas; spaces around a name are dropped) or ``["a", "c", "d"]``.
+    argument : str
+        The argument (or option) named when the names are refused.
+
+    Returns
+    -------
+    tuple of str
+
+    Raises
+    ------
+    InputError
+        An empty name between two commas, or a name that is not one variable of the polynomial language.
+
+    Examples
+    --------
+    >>> parse_names("a, c,d")
+    ('a', 'c', 'd')
+    >>> parse_names(["a", "c"])
+    ('a', 'c')
+    >>> parse_names("a,,c")
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid parameters='a,,c': expected comma-separated variable names ([A-Za-z_][A-Za-z0-9_]*)
+    """
+    if isinstance(names, str):
+        if len(names) > MAX_TEXT:
+            raise InputError(argument, names[:40] + "...", f"text of at most {MAX_TEXT} characters")
+        items = tuple(v.strip() for v in names.split(",")) if names.strip() else ()
+    else:
+        items = tuple(str(v) for v in names)
+    allowed = "comma-separated variable names ([A-Za-z_][A-Za-z0-9_]*)"
+    for v in items:
+        if not (v.isascii() and v.isidentifier()):
+            raise InputError(argument, names, allowed)
+    return items
+
+
 def parse_generators(texts, variables_text: str | None = None) -> tuple:
     """Generator polynomials given as text (command lines, suite entries), over one variable order.
 
@@ -313,7 +360,7 @@ def parse_generators(texts, variables_text: str | None = None) -> tuple:
     """
     texts = list(texts)
     if variables_text:
-        variables = tuple(v.strip() for v in variables_text.split(","))
+        variables = parse_names(variables_text, argument="--variables")
     else:
         names = set()
         for i, text in enumerate(texts):
