@@ -19,7 +19,16 @@ __all__ = [
 
 
 class AlgebraError(Exception):
-    """Base class of every error raised by :mod:`algebra`."""
+    """Base class of every error raised by :mod:`algebra`.
+
+    Catch it to handle any refusal of the toolkit; the CLI maps an :class:`InputError` or a
+    :class:`ResourceError` to exit status 2 and any other :class:`AlgebraError` to 1.
+
+    Examples
+    --------
+    >>> issubclass(InputError, AlgebraError), issubclass(CertificateError, AlgebraError)
+    (True, True)
+    """
 
 
 class InputError(AlgebraError, ValueError):
@@ -48,15 +57,38 @@ class InputError(AlgebraError, ValueError):
 
 
 class DomainError(AlgebraError, ArithmeticError):
-    """An operation is not defined over the requested domain (e.g. division by p)."""
+    """An operation is not defined over the requested domain, or a result it needs is not certified.
+
+    ``lambda = rank / 2`` of :func:`algebra.certify.certify_model` with ``quantity="lambda"``, for instance, needs a
+    certified rank and raises this when only a lower bound is proven.
+
+    Examples
+    --------
+    >>> issubclass(DomainError, ArithmeticError)
+    True
+    """
 
 
 class ResourceError(AlgebraError, MemoryError):
-    """A computation was refused before allocating, because it would not fit."""
+    """A computation was refused before allocating, because it would not fit.
+
+    The message names the limit and the option that raises it (``--max-memory``, ``--max-order``, ...).
+
+    Examples
+    --------
+    >>> issubclass(ResourceError, MemoryError)
+    True
+    """
 
 
 class CertificateError(AlgebraError):
-    """A certificate is malformed or does not prove its claim."""
+    """A certificate is malformed or does not prove its claim.
+
+    Examples
+    --------
+    >>> str(CertificateError("claim.value: expected an integer"))
+    'claim.value: expected an integer'
+    """
 
 
 class ClaimError(AlgebraError):
@@ -82,4 +114,10 @@ class ClaimError(AlgebraError):
 
 
 class NotFinishedError(AlgebraError):
-    """Raised by a capability that exists in the interface but is not implemented."""
+    """Raised by a capability that exists in the interface but is not implemented.
+
+    Examples
+    --------
+    >>> issubclass(NotFinishedError, AlgebraError)
+    True
+    """

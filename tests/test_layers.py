@@ -24,13 +24,18 @@ import algebra
 ROOT = Path(algebra.__file__).parent
 
 #: package (or top-level module) -> layer; the root ``algebra/__init__.py`` and ``errors`` are the bottom
-LAYERS = {"errors": 0, "(root)": 0, "files": 0, "exact": 1, "models": 2, "engine": 3, "sweep": 3,
+LAYERS = {"errors": 0, "(root)": 0, "files": 0, "version": 0, "exact": 1, "models": 2, "engine": 3, "sweep": 3,
           "geometry": 4, "slt": 4, "numeric": 4, "graph": 4, "grokking": 4, "attention_rank": 4,
-          "claims": 5, "certify": 6, "cli": 7, "__main__": 8}
+          "claims": 5, "certify": 6, "cli": 7, "api": 7, "__main__": 8}
 #: the only imports between analyses (same layer): what each one builds on
-ANALYSIS_EDGES = {("(root)", "errors"), ("graph", "slt"), ("graph", "numeric"), ("grokking", "numeric"), ("grokking", "slt"),
+ANALYSIS_EDGES = {("(root)", "errors"), ("(root)", "version"), ("graph", "slt"), ("graph", "numeric"), ("grokking", "numeric"), ("grokking", "slt"),
                   ("numeric", "slt")}
 CHECKER = "checker"
+#: the one upward edge: the root resolves its public names from ``algebra.api`` (the top layer, beside ``cli``)
+#: inside a module ``__getattr__`` (PEP 562), so ``import algebra`` itself loads only layer 0, and nothing below
+#: imports the root (``__version__`` lives in ``algebra.version``), so the edge closes no cycle.
+#: :func:`test_the_root_imports_the_api_only_on_attribute_access` holds the root to that.
+LAZY_EDGES = {("(root)", "api")}
 
 
 TOP = {p.stem for p in ROOT.iterdir() if p.suffix == ".py" or (p / "__init__.py").exists()} - {"__init__"}
@@ -84,6 +89,8 @@ def violations(imports: dict) -> list:
                 continue
             elif a not in LAYERS or b not in LAYERS:
                 bad.append((src, tgt, f"package {a if a not in LAYERS else b} has no layer in LAYERS"))
+            elif (a, b) in LAZY_EDGES:
+                continue
             elif LAYERS[b] > LAYERS[a]:
                 bad.append((src, tgt, f"upward: {a} (layer {LAYERS[a]}) imports {b} (layer {LAYERS[b]})"))
             elif LAYERS[b] == LAYERS[a] and (a, b) not in ANALYSIS_EDGES:
@@ -149,3 +156,33 @@ def test_an_upward_import_planted_in_any_package_is_caught(package):
 def test_a_planted_cycle_is_caught():
     imports = {"algebra.exact.a": {"algebra.exact.b"}, "algebra.exact.b": {"algebra.exact.a"}}
     assert file_cycles(imports) == [["algebra.exact.a", "algebra.exact.b"]]
+
+
+def _root_imports(tree) -> tuple:
+    """``(module-level algebra imports, algebra imports inside functions)`` of a parsed root ``__init__``."""
+    top, inner = set(), set()
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("algebra"):
+            top.add(node.module)
+        elif isinstance(node, ast.Import):
+            top.update(a.name for a in node.names if a.name.startswith("algebra"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef):
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.ImportFrom) and sub.module and sub.module.startswith("algebra"):
+                    inner.update(f"{sub.module}.{a.name}" for a in sub.names)
+                elif isinstance(sub, ast.Import):
+                    inner.update(a.name for a in sub.names if a.name.startswith("algebra"))
+    return top, inner
+
+
+def test_the_root_imports_the_api_only_on_attribute_access():
+    """``import algebra`` loads layer 0 only; ``algebra.api`` is reached from ``__getattr__`` alone."""
+    top, inner = _root_imports(ast.parse((ROOT / "__init__.py").read_text()))
+    assert {_package(m) for m in top} <= {"errors", "version"}
+    assert {_package(m) for m in inner} == {"api"}
+
+
+def test_a_module_level_api_import_in_the_root_is_caught():
+    top, _ = _root_imports(ast.parse("from algebra.api import dimension\n"))
+    assert not {_package(m) for m in top} <= {"errors", "version"}

@@ -17,7 +17,7 @@ from __future__ import annotations
 from fractions import Fraction
 from pathlib import Path
 
-from algebra import __version__
+from algebra.version import __version__
 from algebra.attention_rank.certificates import attention_rank_witness, certified_range, single_thread_blas
 from algebra.attention_rank.head_certificates import DEFAULT_LENGTH, entry, head_inputs, index_entries, write_index
 from algebra.certify.canonical import canonical_bytes, seal, write_atomic

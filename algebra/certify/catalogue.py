@@ -275,7 +275,7 @@ RESUME_TABLE = ".certify-resume.jsonl"
 
 def _resume_key(item: dict) -> str:
     """A claim's row in the resume table: its id, subset, seed and this tool's version must all match."""
-    from algebra import __version__
+    from algebra.version import __version__
 
     return f"{item['id']} {'fast' if item['fast'] else 'full'} seed {item['seed']} neuroalgebra {__version__}"
 
@@ -394,7 +394,7 @@ def write_index(out_dir, entries: list, *, fast: bool = False, facts: list = ())
     are certificates with no paper claim at stake (the MiniLM head
     certificates), listed as ``certified`` when the checker verifies them.
     """
-    from algebra import __version__
+    from algebra.version import __version__
 
     out_dir = Path(out_dir)
     stable = [{k: v for k, v in e.items() if k != "seconds"} for e in entries]  # byte-identical re-runs

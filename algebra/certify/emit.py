@@ -41,7 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from algebra import __version__
+from algebra.version import __version__
 from algebra.certify.canonical import exact, seal
 from algebra.certify.symbolic import sparse_polynomial, symbolic_symmetry_fields
 from algebra.errors import CertificateError, InputError
@@ -792,6 +792,11 @@ def certify_model(model, path, *, seed: int = 0, claimed: int | None = None, rel
         proven; ``note`` then says so (an uncertified result certifies what was
         proven, never more).
 
+    Raises
+    ------
+    InputError
+        A ``relation`` or ``quantity`` outside the allowed ones, or a model the engine refuses.
+
     Examples
     --------
     >>> import tempfile, pathlib
@@ -801,6 +806,12 @@ def certify_model(model, path, *, seed: int = 0, claimed: int | None = None, rel
     >>> e = certify_model(MLP((3, 4, 1), "t^2", bias=True), path)
     >>> e.kind, e.lower, e.upper, check_file(str(path))[0]
     ('dimension', 10, 10, True)
+
+    References
+    ----------
+    .. [1] ``docs/certificate-format.md`` (the certificate kinds and what the checker re-derives).
+    .. [2] Wetzler, Heule, Hunt, "DRAT-trim: efficient checking and trimming using expressive clausal proofs",
+       SAT 2014 (the emit/check split: the heavy side writes hints, a small checker replays them).
     """
     if quantity not in ("dimension", "lambda"):
         raise InputError("quantity", quantity, "dimension or lambda")
@@ -886,6 +897,29 @@ def certify_secant(atom, k: int, path, *, seed: int = 0, claimed: int | None = N
     of ``atom`` (Terracini); its certificate is that of
     ``SecantMap(atom, k)`` written as a polynomial map (:func:`certify_model`).
 
+    Parameters
+    ----------
+    atom : algebra.models.Model
+        The atom map (e.g. :func:`algebra.models.veronese`).
+    k : int
+        The number of atoms (``k >= 1``).
+    path : str or pathlib.Path
+        The certificate file, written atomically.
+    seed : int
+        Seed of the integer point (recorded in the file).
+    claimed : int, optional
+        A dimension to compare with, for the verdict.
+
+    Returns
+    -------
+    Emitted
+        The certificate, its ``kind``, proven ``lower`` and ``upper`` bounds and the verdict.
+
+    Raises
+    ------
+    InputError
+        ``k < 1`` or an atom the engine refuses.
+
     Examples
     --------
     >>> import tempfile, pathlib
@@ -894,6 +928,13 @@ def certify_secant(atom, k: int, path, *, seed: int = 0, claimed: int | None = N
     >>> e = certify_secant(veronese(3, 4), 5, path)   # Alexander-Hirschowitz: 14, not 15
     >>> e.kind, e.lower
     ('dimension', 14)
+
+    References
+    ----------
+    .. [1] Terracini, "Sulle V_k per cui la varieta degli S_h (h+1)-seganti ha dimensione minore dell'ordinario",
+       1911 (the tangent space of the secant variety at a generic point).
+    .. [2] Alexander, Hirschowitz, "Polynomial interpolation in several variables", J. Algebraic Geom. 4 (1995)
+       (the defective Veronese secants, e.g. sigma_5 of v_4(P^2)).
     """
     from algebra.models.segre_veronese import SecantMap
 
@@ -903,12 +944,38 @@ def certify_secant(atom, k: int, path, *, seed: int = 0, claimed: int | None = N
 def certify_formula(name: str, args: tuple, path) -> Emitted:
     """Write the :func:`formula_certificate` of ``name(*args)`` to ``path`` (atomically).
 
+    Parameters
+    ----------
+    name : str
+        A closed form of :mod:`algebra.slt.formulas`: ``"reduced_rank_regression"``, ``"deep_linear_network"``,
+        ``"query_key"`` or ``"regular_model"``.
+    args : tuple
+        Its arguments, as the formula takes them (``(d, k, r)`` for ``query_key``).
+    path : str or pathlib.Path
+        The certificate file, written atomically.
+
+    Returns
+    -------
+    Emitted
+        The ``formula`` certificate (claim value as an exact fraction) and its verdict.
+
+    Raises
+    ------
+    InputError
+        An unknown ``name`` or arguments the formula refuses.
+
     Examples
     --------
     >>> import tempfile, pathlib
     >>> e = certify_formula("query_key", (6, 4, 2), pathlib.Path(tempfile.mkdtemp()) / "f.json")
     >>> e.certificate["claim"]["value"], e.verdict
     ('27/2', 'confirmed')
+
+    References
+    ----------
+    .. [1] Aoyagi, Watanabe, "Stochastic complexities of reduced rank regression in Bayesian estimation",
+       Neural Networks 18 (2005), Main Theorem.
+    .. [2] The graph-attention paper (*Symmetries and Singularities*), Theorem 2, eqs. (44)-(46).
     """
     return _write(formula_certificate(name, *args), path)
 

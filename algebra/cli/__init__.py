@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from algebra import __version__
+from algebra.version import __version__
 from algebra.cli import attention_rank, certify, geometry, graph, grokking, numeric, slt
 from algebra.errors import AlgebraError, InputError, ResourceError
 from algebra.files import output_fault

@@ -803,6 +803,20 @@ def dimension(
         before allocating when the predicted peak of the Jacobian and its rank
         is above this many bytes; ``None``: no limit.
 
+    Returns
+    -------
+    DimensionResult
+        ``dimension`` (the proven lower bound: the rank modulo ``prime`` of the Jacobian at a random integer point),
+        ``upper_bound`` and the rung that proved it (``upper_bound_reason``), ``certified`` (lower = upper),
+        ``failure_probability`` of the identity tests, and the seed and settings that reproduce the run.
+
+    Raises
+    ------
+    InputError
+        An unknown ``mode``, a ``prime`` out of range, or sizes the model refuses.
+    ResourceError
+        The predicted peak memory is above ``max_memory`` (before anything is allocated).
+
     Examples
     --------
     >>> from algebra.models import QueryKey, shallow_network
@@ -823,6 +837,11 @@ def dimension(
     Traceback (most recent call last):
     ...
     algebra.errors.InputError: invalid mode='fast': expected one of auto, coefficient, sample
+
+    References
+    ----------
+    .. [1] Kileel, Trager, Bruna, "On the expressive power of deep polynomial neural networks", NeurIPS 2019 (the neurovariety and its dimension).
+    .. [2] Schwartz (1980), Zippel (1979): a nonzero polynomial of degree d vanishes at a random point of S^n with probability <= d/|S| (the identity tests of the upper-bound ladder).
     """
     seed, max_memory = _check_arguments(model, mode, seed, samples, max_memory)
     t0 = time.perf_counter()

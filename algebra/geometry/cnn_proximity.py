@@ -227,12 +227,42 @@ def _decide(dF: dict, dS: dict, rank: int) -> tuple:
 def cnn_proximity(model: CNN, inactive: dict, *, seed: int = 0, prime: int = DEFAULT_PRIME) -> CNNProximityResult:
     """Proximity bias toward the subnetwork of ``model`` with ``inactive`` channels (``{layer: [channels]}``).
 
+    Parameters
+    ----------
+    model : algebra.models.CNN
+        The full network ``F``.
+    inactive : dict
+        ``{layer (from 1): [channels (from 0)]}``: channels whose outgoing weights are zero in ``F'`` (their
+        incoming filters random).
+    seed : int
+        Seed of the random point of ``F'``.
+    prime : int
+        Modulus of the certified ranks.
+
+    Returns
+    -------
+    CNNProximityResult
+        Certified ``dim F`` and ``dim F'``, the exact ``rank`` of ``d phi`` at a random point of ``F'`` and the
+        ``verdict`` (``no proximity bias`` when ``rank > dim F'``).
+
+    Raises
+    ------
+    InputError
+        No inactive channel, or a layer or channel out of range.
+
     Examples
     --------
+    >>> r = cnn_proximity(CNN(4, [2], channels=(1, 2), activations="t^2", dense=1), {1: [0]})
+    >>> r.rank > r.dim_sub["upper_bound"], r.verdict.startswith("no proximity bias")
+    (True, True)
     >>> cnn_proximity(CNN(4, [2], channels=(1, 2), activations="t^2", dense=1), {})
     Traceback (most recent call last):
     ...
     algebra.errors.InputError: invalid inactive={}: expected at least one inactive channel
+
+    References
+    ----------
+    .. [1] The proximity-bias paper (seed of this toolkit), Proposition 2.4, Theorem 3.4, Lemma B.8 and Appendix C (Figure 6).
     """
     check_submodel(model, inactive, CNN, "a CNN", "channel")
     t0 = time.perf_counter()
@@ -261,11 +291,36 @@ def pruned_proximity(model: CNN, pruned: dict, *, seed: int = 0, prime: int = DE
     CNN field is a constant times one coordinate, so it then vanishes on the
     whole subspace.
 
+    Parameters
+    ----------
+    model : algebra.models.CNN
+        The full network ``F``.
+    pruned : dict
+        ``{parameter block: [flat indices]}``: the weights set to zero in ``F'``.
+    seed : int
+        Seed of the random point of the pruned subspace.
+    prime : int
+        Modulus of the certified ranks.
+
+    Returns
+    -------
+    CNNProximityResult
+        As :func:`cnn_proximity`.
+
+    Raises
+    ------
+    InputError
+        An unknown block or an index out of range.
+
     Examples
     --------
     >>> r = pruned_proximity(figure6_model(), FIGURE6_SUBNETWORKS["e = 0"])
     >>> r.dim_full["upper_bound"], r.dim_sub["upper_bound"], r.rank, r.rank_is_dim_f
     (3, 2, 3, True)
+
+    References
+    ----------
+    .. [1] The proximity-bias paper (seed of this toolkit), Proposition 2.4, Theorem 3.4, Lemma B.8 and Appendix C (Figure 6).
     """
     if not isinstance(model, CNN):
         raise InputError("model", model, "a CNN")

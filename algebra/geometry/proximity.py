@@ -206,6 +206,28 @@ def proximity(model: MLP, inactive: dict, *, seed: int = 0, prime: int = DEFAULT
     count of Lemma B.8 -- evidence, not a proof for every point), or
     ``"undecided"``.
 
+    Parameters
+    ----------
+    model : algebra.models.MLP
+        The full network ``F``.
+    inactive : dict
+        ``{hidden layer (from 1): [neuron indices (from 0)]}``: the neurons switched off in the submodel ``F'``.
+    seed : int
+        Seed of the random points (``SeedSequence(seed)``).
+    prime : int
+        Modulus of the certified ranks.
+
+    Returns
+    -------
+    ProximityResult
+        The certified ``dim F`` and ``dim F'``, the rank at a random point of ``F'``, the ``verdict`` and the
+        proposition it rests on.
+
+    Raises
+    ------
+    InputError
+        No inactive neuron, or a layer or neuron out of range.
+
     Examples
     --------
     >>> proximity(MLP((3, 3, 1), "t^2"), {1: [2]}).verdict          # Theorem 3.4
@@ -216,6 +238,10 @@ def proximity(model: MLP, inactive: dict, *, seed: int = 0, prime: int = DEFAULT
     Traceback (most recent call last):
     ...
     algebra.errors.InputError: invalid inactive={}: expected at least one inactive neuron
+
+    References
+    ----------
+    .. [1] The proximity-bias paper (seed of this toolkit), Proposition 2.4, Theorem 3.4, Lemma B.8 and Appendix C (Figure 6).
     """
     check_submodel(model, inactive, MLP, "an MLP", "neuron")
     t0 = time.perf_counter()

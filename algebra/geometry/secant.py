@@ -386,6 +386,17 @@ def secant_dimension(X: Model, k: int, *, seed: int = 0, prime: int = DEFAULT_PR
         Segre–Veronese cone, try every informative flattening for a certified
         upper bound.
 
+    Returns
+    -------
+    SecantResult
+        ``dimension`` (certified lower bound), ``upper_bound`` and its reason, ``expected_dimension``
+        (``min(k * dim X, ambient)``) and ``status`` (``non-defective``, ``defective (certified)``, ...).
+
+    Raises
+    ------
+    InputError
+        ``k < 1`` or an atom the engine refuses.
+
     Examples
     --------
     >>> r = secant_dimension(veronese(4, 2), 2)      # rank <= 2 symmetric 4 x 4 matrices
@@ -395,6 +406,12 @@ def secant_dimension(X: Model, k: int, *, seed: int = 0, prime: int = DEFAULT_PR
     Traceback (most recent call last):
     ...
     algebra.errors.InputError: invalid k=0: expected an integer >= 1
+
+    References
+    ----------
+    .. [1] Terracini (1911): the tangent space to sigma_k(X) at a generic point is the span of k tangent spaces.
+    .. [2] Alexander, Hirschowitz, J. Algebraic Geom. 4 (1995): the defective Veronese secants.
+    .. [3] Landsberg, *Tensors: Geometry and Applications*, AMS 2012, Sec. 3.4 (flattenings as upper bounds).
     """
     k = positive_int("k", k)
     t0 = time.perf_counter()

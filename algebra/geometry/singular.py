@@ -90,6 +90,17 @@ def singular_locus(equations, variables, *, codim: int | None = None) -> dict:
         Codimension ``c`` of ``V(I)``; defaults to ``len(equations)`` (a
         complete intersection).
 
+    Returns
+    -------
+    dict
+        ``groebner`` (a Groebner basis of ``I + minors``, sympy expressions), ``codim`` and the number of
+        ``minors`` used.
+
+    Raises
+    ------
+    InputError
+        A codimension out of range.
+
     Examples
     --------
     >>> import sympy
@@ -97,6 +108,12 @@ def singular_locus(equations, variables, *, codim: int | None = None) -> dict:
     >>> res = singular_locus([x * z - y**2], ["x", "y", "z"])       # the cone of Figure 3
     >>> same_zero_set(res["groebner"], [x, y, z], ["x", "y", "z"])
     True
+
+    References
+    ----------
+    .. [1] Cox, Little, O'Shea, *Ideals, Varieties, and Algorithms*, 4th ed. (2015), Ch. 9 Sec. 6 (the Jacobian
+       criterion for singular points).
+    .. [2] The proximity-bias paper, Appendix D (the singular strata of neuromanifolds, Figure 3).
     """
     import sympy
 

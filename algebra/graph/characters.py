@@ -325,6 +325,25 @@ def character_table(G: PermutationGroup, *, method: str = "auto", seed: int = 0)
     ``method`` is ``"auto"``, ``"closed"`` or ``"dixon"`` (the latter works for
     every group and is used in the tests to cross-check the closed forms).
 
+    Parameters
+    ----------
+    G : PermutationGroup
+        The group.
+    method : {"auto", "closed", "dixon"}
+        The route; ``auto`` takes the closed form when ``G``'s family has one.
+    seed : int
+        Seed of Burnside-Dixon's random class-matrix combination.
+
+    Returns
+    -------
+    CharacterTable
+        Exact characters (cyclotomic values, ``E(N)`` as GAP writes roots of unity), class sizes and degrees.
+
+    Raises
+    ------
+    InputError
+        An unknown ``method``, or ``closed`` for a group without a closed form.
+
     Examples
     --------
     >>> from algebra.graph.groups import cyclic_group
@@ -334,6 +353,12 @@ def character_table(G: PermutationGroup, *, method: str = "auto", seed: int = 0)
     Traceback (most recent call last):
     ...
     algebra.errors.InputError: invalid method='qr': expected 'auto', 'closed' or 'dixon'
+
+    References
+    ----------
+    .. [1] Dixon, "High speed computation of group characters", Numer. Math. 10 (1967) (Burnside's algorithm
+       modulo a prime).
+    .. [2] The graph-attention paper (*Symmetries and Singularities*), Section 3 (the isotypic decomposition).
     """
     if method not in ("auto", "closed", "dixon"):
         raise InputError("method", method, "'auto', 'closed' or 'dixon'")

@@ -410,6 +410,23 @@ GRAPH_SPECS = GROUP_SPECS + ", cycle:N (= cyclic:N), petersen, edges:U-V,U-V,...
 def parse_group(text: str, *, argument: str = "--group") -> PermutationGroup:
     """Parse ``cyclic:7``, ``dihedral:6``, ``torus:3x4``, ``hypercube:3`` or ``symmetric:4``.
 
+    Parameters
+    ----------
+    text : str
+        ``FAMILY:SIZE`` as above.
+    argument : str
+        The argument (or option) named when the text is refused.
+
+    Returns
+    -------
+    PermutationGroup
+        The group acting on ``{0, ..., degree - 1}``, with its elements and multiplication table.
+
+    Raises
+    ------
+    InputError
+        An unknown family, a bad size, or a group above the order limit.
+
     Examples
     --------
     >>> parse_group("torus:3x4").order
@@ -418,6 +435,10 @@ def parse_group(text: str, *, argument: str = "--group") -> PermutationGroup:
     Traceback (most recent call last):
     ...
     algebra.errors.InputError: invalid --group='klein': expected one of cyclic:N, dihedral:N (N>=3), torus:NxM, hypercube:K, symmetric:N
+
+    References
+    ----------
+    .. [1] The graph-attention paper (*Symmetries and Singularities*), Section 2 (the groups acting on the graphs).
     """
     allowed = "one of " + GROUP_SPECS
     head, tail = _split_spec(text, argument, allowed)
@@ -447,12 +468,33 @@ def parse_group(text: str, *, argument: str = "--group") -> PermutationGroup:
 def parse_graph(text: str, *, argument: str = "--graph") -> SymmetricGraph:
     """Parse a graph specification (module docstring) into a :class:`SymmetricGraph`.
 
+    Parameters
+    ----------
+    text : str
+        A Cayley graph (``cyclic:7``, ...) or an explicit edge list ``edges:0-1,1-2``.
+    argument : str
+        The argument (or option) named when the text is refused.
+
+    Returns
+    -------
+    SymmetricGraph
+        The networkx graph with the group acting on it (its automorphism group for an edge list).
+
+    Raises
+    ------
+    InputError
+        A specification that is not one of the above, or a graph above the size limits.
+
     Examples
     --------
     >>> parse_graph("edges:0-1,1-2,2-0").group.order      # triangle: Aut = S_3
     6
     >>> parse_graph("dihedral:5").graph.degree(0)
     3
+
+    References
+    ----------
+    .. [1] The graph-attention paper (*Symmetries and Singularities*), Section 2.
     """
     allowed = "one of " + GRAPH_SPECS
     if isinstance(text, str) and text.strip().lower() == "petersen":

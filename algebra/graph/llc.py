@@ -139,6 +139,9 @@ def graph_llc(graph, d: int, k: int, r: int, *, radius: int = 1, point: str = "c
     point_seed : int, optional
         Seed of the gauge / open-case draw instead of the child of ``seed``
         (several gauge points on one design, Corollary 1).
+    progress : callable, optional
+        Called with one line of text after each temperature of the calibrated ladder
+        (:func:`algebra.numeric.calibration.calibrated_llc`); ``None`` is silent.
 
     Returns
     -------
@@ -149,12 +152,22 @@ def graph_llc(graph, d: int, k: int, r: int, *, radius: int = 1, point: str = "c
         ``assumption1_holds``, ``alpha_lower``, ``point``, ``lambda_44`` and
         ``frozen_chains`` (:func:`frozen_chains` at the largest ``nbeta``).
 
+    Raises
+    ------
+    InputError
+        A design the paper's setting excludes (e.g. fewer than two unused columns for ``point="open"``).
+
     Examples
     --------
     >>> graph_llc("cyclic:5", 3, 2, 1, point="open")
     Traceback (most recent call last):
     ...
     algebra.errors.InputError: invalid k - r=1: expected at least 2 unused columns for cancelling columns
+
+    References
+    ----------
+    .. [1] The graph-attention paper (*Symmetries and Singularities*), Section 4, Theorem 2 eqs. (44)/(45),
+       Corollary 1.
     """
     from algebra.graph.groups import SymmetricGraph, parse_graph
     from algebra.numeric.calibration import calibrated_llc

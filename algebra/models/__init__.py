@@ -7,7 +7,7 @@ from algebra.models.factorization import DeepLinear, QueryKey
 from algebra.models.mlp import MLP, quadratic_network, shallow_network
 from algebra.models.polymap import PolynomialMap
 from algebra.models.polynomial import Polynomial, parse_polynomial, parse_univariate
-from algebra.models.segre_veronese import SecantMap, SegreVeroneseCone
+from algebra.models.segre_veronese import SecantMap, SegreVeroneseCone, segre, segre_veronese, veronese
 
 
 def QuadraticNetwork(d: int, outputs: int, width: int, *, bias: bool = False) -> MLP:
@@ -31,5 +31,8 @@ __all__ = [
     "parse_polynomial",
     "parse_univariate",
     "quadratic_network",
+    "segre",
+    "segre_veronese",
     "shallow_network",
+    "veronese",
 ]

@@ -160,18 +160,104 @@ class SegreVeroneseCone(NoInputModel):
 
 
 def veronese(n: int, degree: int) -> SegreVeroneseCone:
-    """Affine cone over ``v_degree(P^{n-1})`` in ``Sym^degree C^n`` (``n`` variables)."""
+    """Affine cone over ``v_degree(P^{n-1})`` in ``Sym^degree C^n`` (``n`` variables).
+
+    Parameters
+    ----------
+    n : int
+        Number of variables (``>= 1``).
+    degree : int
+        The degree ``d >= 1`` of the forms ``l^d``.
+
+    Returns
+    -------
+    SegreVeroneseCone
+        The map ``l -> l^d`` into the ``binomial(n + d - 1, d)`` coefficients.
+
+    Raises
+    ------
+    InputError
+        A non-positive ``n`` or ``degree``.
+
+    Examples
+    --------
+    >>> X = veronese(3, 2)                     # squares of linear forms in 3 variables
+    >>> X.parameter_count, X.ambient_dimension()
+    (3, 6)
+    >>> veronese(0, 2)
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid n=0: expected an integer >= 1
+
+    References
+    ----------
+    .. [1] Alexander, Hirschowitz, "Polynomial interpolation in several variables", J. Algebraic Geom. 4 (1995).
+    """
     return SegreVeroneseCone((positive_int("n", n),), (positive_int("degree", degree),))
 
 
 def segre(factors: Sequence[int]) -> SegreVeroneseCone:
-    """Affine cone over the Segre variety ``P^{n_1-1} x ... x P^{n_m-1}`` (rank-one tensors)."""
+    """Affine cone over the Segre variety ``P^{n_1-1} x ... x P^{n_m-1}`` (rank-one tensors).
+
+    Parameters
+    ----------
+    factors : sequence of int
+        The dimensions ``n_1, ..., n_m`` (each ``>= 1``).
+
+    Returns
+    -------
+    SegreVeroneseCone
+        The map ``(v_1, ..., v_m) -> v_1 (x) ... (x) v_m``.
+
+    Raises
+    ------
+    InputError
+        An empty list or a non-positive factor.
+
+    Examples
+    --------
+    >>> X = segre((2, 3))                      # 2 x 3 matrices of rank one
+    >>> X.parameter_count, X.ambient_dimension()
+    (5, 6)
+
+    References
+    ----------
+    .. [1] Landsberg, *Tensors: Geometry and Applications*, AMS 2012, Sec. 4.3.
+    """
     factors = int_list("factors", factors, minimum=1)
     return SegreVeroneseCone(factors, (1,) * len(factors))
 
 
 def segre_veronese(factors: Sequence[int], degrees: Sequence[int]) -> SegreVeroneseCone:
-    """Affine cone over the Segre–Veronese variety (see :class:`SegreVeroneseCone`)."""
+    """Affine cone over the Segre–Veronese variety (see :class:`SegreVeroneseCone`).
+
+    Parameters
+    ----------
+    factors : sequence of int
+        The dimensions ``n_1, ..., n_m``.
+    degrees : sequence of int
+        One degree ``d_i >= 1`` per factor.
+
+    Returns
+    -------
+    SegreVeroneseCone
+        The map ``(v_1, ..., v_m) -> v_1^{d_1} (x) ... (x) v_m^{d_m}``.
+
+    Raises
+    ------
+    InputError
+        Lists of different lengths or non-positive entries.
+
+    Examples
+    --------
+    >>> X = segre_veronese((2, 2), (1, 2))     # v (x) w^2
+    >>> X.parameter_count, X.ambient_dimension()
+    (4, 6)
+
+    References
+    ----------
+    .. [1] Landsberg, *Tensors: Geometry and Applications*, AMS 2012, Sec. 4.3 and 5.5.
+    """
     return SegreVeroneseCone(factors, degrees)
 
 

@@ -151,6 +151,11 @@ def reduced_rank_regression(M: int, N: int, H: int, r: int) -> LearningCoefficie
     r : int
         Rank of the true map, ``0 <= r <= min(M, N, H)``.
 
+    Returns
+    -------
+    LearningCoefficient
+        ``lam`` (an exact ``Fraction``), ``multiplicity`` and the ``case`` of the theorem that applies.
+
     Raises
     ------
     InputError
@@ -167,6 +172,11 @@ def reduced_rank_regression(M: int, N: int, H: int, r: int) -> LearningCoefficie
     Traceback (most recent call last):
     ...
     algebra.errors.InputError: invalid r=3: expected an integer with 0 <= r <= min(M, N, H) = 2
+
+    References
+    ----------
+    .. [1] Aoyagi, Watanabe, "Stochastic complexities of reduced rank regression in Bayesian estimation",
+       Neural Networks 18 (2005), Main Theorem.
     """
     M, N, H = _positive("M", M), _positive("N", N), _positive("H", H)
     r = _rank("r", r, min(M, N, H), "min(M, N, H)")
@@ -255,6 +265,11 @@ def deep_linear_network(widths: Sequence[int], r: int) -> LearningCoefficient:
     r : int
         Rank of the true product, ``0 <= r <= min(widths)``.
 
+    Returns
+    -------
+    LearningCoefficient
+        ``lam`` (exact), ``multiplicity`` and the index set Sigma of the theorem.
+
     Raises
     ------
     InputError
@@ -271,6 +286,12 @@ def deep_linear_network(widths: Sequence[int], r: int) -> LearningCoefficient:
     Traceback (most recent call last):
     ...
     algebra.errors.InputError: invalid widths=[3]: expected at least two positive integers (input, ..., output)
+
+    References
+    ----------
+    .. [1] Aoyagi, "Consideration on the learning efficiency of multiple-layered neural networks with linear units",
+       Neural Networks 172 (2024), Theorem 1.
+    .. [2] Aoyagi, Watanabe, Neural Networks 18 (2005), Main Theorem (two layers).
     """
     allowed = "at least two positive integers (input, ..., output)"
     if isinstance(widths, (str, bytes)):
@@ -350,6 +371,11 @@ def query_key(d: int, k: int, r: int) -> LearningCoefficient:
     r : int
         Rank of the teacher product, ``0 <= r <= k``.
 
+    Returns
+    -------
+    LearningCoefficient
+        ``lam`` (exact) and ``multiplicity``, with the closed forms (44)/(46) in ``extra``.
+
     Raises
     ------
     InputError
@@ -366,6 +392,11 @@ def query_key(d: int, k: int, r: int) -> LearningCoefficient:
     Traceback (most recent call last):
     ...
     algebra.errors.InputError: invalid k=4: expected an integer with 1 <= k <= d = 3
+
+    References
+    ----------
+    .. [1] The graph-attention paper (*Symmetries and Singularities*), Theorem 1 eq. (28), Theorem 2 eqs. (44)-(46).
+    .. [2] Aoyagi, Watanabe, Neural Networks 18 (2005), Main Theorem with ``(M, N, H) = (d, d, k)``.
     """
     d, k, r = _validate_qk(d, k, r)
     lam = query_key_closed_forms(d, k, r)["44"]
@@ -386,6 +417,21 @@ def regular_model_coefficient(rank: int) -> LearningCoefficient:
     ``rank`` is the number of identifiable directions (the rank of the Fisher
     information or of the parameter map's Jacobian at the true parameter).
 
+    Parameters
+    ----------
+    rank : int
+        The rank ``>= 0`` of the Fisher information (or of the Jacobian of the parameter map) at the truth.
+
+    Returns
+    -------
+    LearningCoefficient
+        ``lam = rank / 2`` (exact) and ``multiplicity = 1``.
+
+    Raises
+    ------
+    InputError
+        A negative or non-integer ``rank``.
+
     Examples
     --------
     >>> str(regular_model_coefficient(7).lam)
@@ -394,6 +440,11 @@ def regular_model_coefficient(rank: int) -> LearningCoefficient:
     Traceback (most recent call last):
     ...
     algebra.errors.InputError: invalid rank=-1: expected a non-negative integer
+
+    References
+    ----------
+    .. [1] Watanabe, *Algebraic Geometry and Statistical Learning Theory*, Cambridge (2009), Sec. 1.4 (regular
+       models: lambda = d/2).
     """
     rank = _integer("rank", rank, 0, "a non-negative integer")
     return LearningCoefficient(Fraction(rank, 2), 1, REGULAR, "regular in the identifiable coordinates", {"rank": rank})

@@ -491,6 +491,12 @@ def newton_rlct(K: Any, *, prior_exponents: Sequence[int] | None = None, variabl
     Traceback (most recent call last):
     ...
     algebra.errors.InputError: invalid K='w1^2 + 1': expected a polynomial vanishing at the origin
+
+    References
+    ----------
+    .. [1] Watanabe, *Algebraic Geometry and Statistical Learning Theory* (2009), Sec. 7 (Newton diagrams).
+    .. [2] Varchenko, "Newton polyhedra and estimation of oscillating integrals", Funct. Anal. Appl. 10 (1976): for a
+       non-degenerate ``K``, ``1/lambda`` is where the diagonal meets the Newton polyhedron.
     """
     names, terms = as_terms(K, variables)
     n = len(names)

@@ -115,6 +115,11 @@ def quadratic_network_coefficient(d: int, outputs: int, width: int, *, bias: boo
     >>> lc = quadratic_network_coefficient(4, 1, 2)     # rank-2 symmetric matrices: defective
     >>> str(lc.lam), lc.extra["paper_value"], lc.extra["agrees_with_paper"], lc.extra["verdict"]
     ('7/2', '4', False, 'hypothesis fails')
+
+    References
+    ----------
+    .. [1] The grokking paper, Corollary 4.2 (lambda = half the secant dimension of a non-defective architecture).
+    .. [2] Watanabe, *Algebraic Geometry and Statistical Learning Theory* (2009), Sec. 1.4.
     """
     from algebra.engine import dimension
     from algebra.models import QuadraticNetwork
