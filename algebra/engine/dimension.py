@@ -841,7 +841,7 @@ def dimension(
     References
     ----------
     .. [1] Kileel, Trager, Bruna, "On the expressive power of deep polynomial neural networks", NeurIPS 2019 (the neurovariety and its dimension).
-    .. [2] Schwartz (1980), Zippel (1979): a nonzero polynomial of degree d vanishes at a random point of S^n with probability <= d/|S| (the identity tests of the upper-bound ladder).
+    .. [2] Schwartz (1980), Zippel (1979): a nonzero polynomial of degree d vanishes at a random point of ``S^n`` with probability ``<= d / |S|`` (the identity tests of the upper-bound ladder).
     """
     seed, max_memory = _check_arguments(model, mode, seed, samples, max_memory)
     t0 = time.perf_counter()
