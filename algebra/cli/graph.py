@@ -54,6 +54,8 @@ def _group_or_graph(text: str):
     head = text.strip().lower() if isinstance(text, str) else ""
     if head == "petersen" or head.startswith("edges:"):
         return _sized(text, "--group", lambda t: parse_graph(t, argument="--group")).group
+    if head.startswith("generators:"):  # its own refusals say what is wrong with the cycles
+        return _sized(text, "--group", parse_group)
     def group(t):
         try:
             return parse_group(t)
@@ -182,7 +184,9 @@ def register(subparsers) -> None:
     sub = graph.add_subparsers(dest="graph_command", metavar="COMMAND")
     p = sub.add_parser("irreps", help="conjugacy classes and exact irreducible characters")
     p.add_argument("--group", required=True,
-                   help="cyclic:N | dihedral:N | torus:NxM | hypercube:K | symmetric:N | petersen | edges:...")
+                   help="cyclic:N | dihedral:N | torus:NxM | hypercube:K | symmetric:N | petersen | edges:... | "
+                        "generators:'(0,1,2);(0,1)' (a permutation group by generators in cycle notation, points "
+                        "from 0, ';' between generators; order at most MAX_ORDER = 2000)")
     p.add_argument("--method", choices=("auto", "closed", "dixon"), default="auto")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=_run_irreps)
