@@ -15,7 +15,8 @@ API                                  command
 :func:`secant_dimension`             ``neuroalgebra secant --variety ...``
 :func:`proximity`                    ``neuroalgebra proximity mlp ...``
 :func:`cnn_proximity`                ``neuroalgebra proximity cnn ...``
-:func:`singular_locus`               ``neuroalgebra singular ...``
+:func:`singular_locus`               (sympy equations: the Jacobian criterion)
+:func:`ideal_singular_locus`         ``neuroalgebra singular --ideal POLY ...``
 :func:`reduced_rank_regression`      ``neuroalgebra rlct rrr ...``
 :func:`deep_linear_network`          ``neuroalgebra rlct deep-linear ...``
 :func:`query_key`                    ``neuroalgebra rlct qk ...``
@@ -42,7 +43,7 @@ from algebra.errors import AlgebraError, CertificateError, DomainError, InputErr
 from algebra.geometry.cnn_proximity import cnn_proximity, pruned_proximity
 from algebra.geometry.proximity import proximity
 from algebra.geometry.secant import secant_dimension
-from algebra.geometry.singular import singular_locus
+from algebra.geometry.singular import ideal_singular_locus, singular_locus
 from algebra.graph.characters import character_table
 from algebra.graph.groups import parse_graph, parse_group
 from algebra.graph.llc import graph_llc
@@ -58,7 +59,7 @@ from algebra.version import __version__
 #: the entry points, in the order of the table above (the errors and ``__version__`` come from layer 0)
 ENTRY_POINTS = (
     "dimension", "certify_model", "certify_secant", "certify_formula", "secant_dimension", "proximity",
-    "cnn_proximity", "pruned_proximity", "singular_locus", "reduced_rank_regression", "deep_linear_network",
+    "cnn_proximity", "pruned_proximity", "singular_locus", "ideal_singular_locus", "reduced_rank_regression", "deep_linear_network",
     "query_key", "regular_model_coefficient", "quadratic_network_coefficient", "newton_rlct", "calibrated_llc",
     "TorchModel", "train", "TrainConfig", "data_dimension", "parse_group", "parse_graph", "character_table",
     "graph_llc",

@@ -35,7 +35,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-import numpy as np
 
 from algebra.cli._llc import flag_names
 from algebra.cli.args import (add_certificate_option, add_sweep_options, nonnegative_arg, parse_memory, parse_widths,
@@ -535,6 +534,17 @@ def _run_singular(args) -> int:
     from algebra.geometry.singular import STRATUM_CLAIMS, SYMBOLIC_EXAMPLES, check_claim, stratum_verdict, symbolic_example
 
     reports = []
+    if args.ideal:
+        from algebra.geometry.singular import ideal_singular_locus
+
+        r = ideal_singular_locus(args.ideal, args.variables, codim=args.codim)
+        if args.json:
+            reports.append(r)
+        else:
+            print(f"ideal ({', '.join(r['generators'])}) in Q[{', '.join(r['variables'])}], codim {r['codim']}"
+                  + ("; V(I) is empty" if r["variety_empty"] else ""))
+            print(f"  singular locus: {r['singular_locus']}; Groebner basis of I + minors: {', '.join(r['groebner'])}")
+            print(f"  hypothesis: {r['hypothesis']}")
     if args.example:
         reports.append(symbolic_example(args.example))
     if args.claim:
@@ -543,38 +553,37 @@ def _run_singular(args) -> int:
                         "statement": STRATUM_CLAIMS[args.claim][1],
                         "verdict": stratum_verdict(checks),
                         "checks": [c.to_json() for c in checks]})
-    if not reports:
-        raise InputError("--example/--claim", None, f"an example ({', '.join(SYMBOLIC_EXAMPLES)}) or a claim ({', '.join(STRATUM_CLAIMS)})")
+    if not reports and not args.ideal:
+        raise InputError("--ideal/--example/--claim", None, f"an ideal (--ideal 'x^2 - y^3'), an example "
+                         f"({', '.join(SYMBOLIC_EXAMPLES)}) or a claim ({', '.join(STRATUM_CLAIMS)})")
     if args.json:
         print(json.dumps(reports, indent=2))
     else:
         for r in reports:
+            if "singular_locus" in r:
+                continue
             name = r.get("example") or r.get("claim")
             print(f"{name}: {r['verdict'].upper()} -- {r.get('statement')} ({r['location']})")
             for c in r.get("checks", []):
                 print(f"  {c['size']} {c['stratum']}: expected {c['expected']}, observed {c['observed']} -> {c['verdict']}")
     # exit 1 when something was refuted or a symbolic example not confirmed; "out of reach" is not a failure
-    return 1 if any(r["verdict"] in ("refuted", "not confirmed") for r in reports) else 0
+    return 1 if any(r.get("verdict") in ("refuted", "not confirmed") for r in reports) else 0
+
+
+#: normal-form's library parameters -> its options (the sizes are refused before the point is built)
+_NORMAL_FORM_FLAGS = {"d": "--d", "k": "--k", "r": "--rank", "widths": "--widths"}
 
 
 def _run_normal_form(args) -> int:
-    from algebra.geometry.normal_form import canonical_orbit_point, linear_normal_form, qk_normal_form
+    from algebra.geometry.normal_form import canonical_orbit_point, linear_normal_form, linear_orbit_point, qk_normal_form
 
-    if args.family == "qk":
-        if not args.rank <= min(args.d, args.k):
-            raise InputError("--rank", args.rank, f"an integer between 1 and min(--d, --k) = {min(args.d, args.k)}")
-        res = qk_normal_form(*canonical_orbit_point(args.d, args.k, args.rank, seed=args.seed))
-    else:
-        widths = parse_widths(args.widths, "--widths")
-        if not args.rank <= min(widths):
-            raise InputError("--rank", args.rank, f"an integer between 1 and the smallest width {min(widths)}")
-        rng = np.random.default_rng(np.random.SeedSequence(args.seed))
-        Ws = []
-        for l in range(1, len(widths)):
-            W = np.zeros((widths[l], widths[l - 1]), dtype=np.int64)
-            W[: args.rank, : args.rank] = rng.integers(1, 4, size=(args.rank, args.rank)) + 4 * np.eye(args.rank, dtype=np.int64)
-            Ws.append(W)
-        res = linear_normal_form(Ws)
+    with flag_names(_NORMAL_FORM_FLAGS):
+        if args.family == "qk":
+            if not args.rank <= min(args.d, args.k):
+                raise InputError("--rank", args.rank, f"an integer between 1 and min(--d, --k) = {min(args.d, args.k)}")
+            res = qk_normal_form(*canonical_orbit_point(args.d, args.k, args.rank, seed=args.seed))
+        else:
+            res = linear_normal_form(linear_orbit_point(parse_widths(args.widths, "--widths"), args.rank, seed=args.seed))
     ok = res["round_trip"] and res["rank_identity"]
     if args.json:
         print(json.dumps(dict(res), indent=2, default=str))
@@ -673,9 +682,16 @@ def register(subparsers) -> None:
     q.set_defaults(handler=_run_proximity_cnn_sweep)
     p.set_defaults(handler=_help(p))
 
-    p = subparsers.add_parser("singular", help="singular loci: Groebner examples and rank-stratum claims",
+    p = subparsers.add_parser("singular", help="singular loci: your ideal, Groebner examples and rank-stratum claims",
                               description="Symbolic singular loci of small varieties (Jacobian criterion) or exact "
                               "Jacobian ranks at points of named strata (Lemmas D.3, D.6, E.1, Prop. E.4).")
+    p.add_argument("--ideal", nargs="+", metavar="POLY",
+                   help="generators of your own ideal, e.g. 'x^2 - y^3' (at most 6 generators, 6 variables, degree 6); "
+                        "Sing V(I) by the Jacobian criterion with a Groebner basis over Q")
+    p.add_argument("--variables", default=None, help="the ambient coordinates of --ideal, comma-separated "
+                   "(default: the variables that occur)")
+    p.add_argument("--codim", type=positive_arg("--codim"), default=None,
+                   help="codimension of V(I) (default: the number of generators, a complete intersection)")
     p.add_argument("--example", choices=("cone", "cubic-cone", "sym-rank2", "det-2x3"))
     p.add_argument("--claim", choices=("D.3", "D.6", "E.1", "E.4"))
     p.add_argument("--points", type=positive_arg("--points"), default=1, help="random points per stratum")

@@ -49,6 +49,7 @@ from algebra.models.mlp import monomials
 
 __all__ = [
     "singular_locus",
+    "ideal_singular_locus",
     "critical_locus",
     "same_zero_set",
     "SYMBOLIC_EXAMPLES",
@@ -127,6 +128,128 @@ def singular_locus(equations, variables, *, codim: int | None = None) -> dict:
     gens = [sympy.expand(f) for f in equations] + _minors(Jac, c)
     G = sympy.groebner(gens, *xs, order="grevlex")
     return {"variables": list(variables), "codim": c, "generators": len(gens), "groebner": list(G.exprs)}
+
+
+#: Limits of :func:`ideal_singular_locus` (Groebner bases over Q grow fast; these keep a query to seconds).
+MAX_IDEAL_VARIABLES = 6
+MAX_IDEAL_GENERATORS = 6
+MAX_IDEAL_DEGREE = 6
+MAX_IDEAL_MINORS = 100
+
+
+def _to_sympy(poly, symbols):
+    """A :class:`~algebra.exact.polynomial.Polynomial` as a sympy expression, term by term (no text parsing)."""
+    import sympy
+
+    return sympy.Add(*[sympy.Rational(c.numerator, c.denominator) * sympy.Mul(*[x**k for x, k in zip(symbols, e)])
+                       for e, c in poly.terms.items()])
+
+
+def _from_sympy_text(expr, variables) -> str:
+    """A sympy polynomial expression over Q in the toolkit's canonical text (``x^2*y - 3/2*z``)."""
+    import sympy
+    from fractions import Fraction
+
+    from algebra.exact.polynomial import Polynomial
+
+    poly = sympy.Poly(expr, *[sympy.Symbol(v) for v in variables])
+    terms = {tuple(int(k) for k in m): Fraction(int(sympy.Rational(c).p), int(sympy.Rational(c).q))
+             for m, c in poly.terms()}
+    return Polynomial(tuple(variables), terms).to_text()
+
+
+def ideal_singular_locus(generators, variables=None, *, codim: int | None = None) -> dict:
+    """The singular locus of ``V(I)`` for a user's ideal ``I``, by the Jacobian criterion over Q.
+
+    ``Sing V(I) = V(I + (c x c minors of the Jacobian))`` when ``I`` is radical and ``V(I)`` is equidimensional
+    of codimension ``c``; the answer states that hypothesis rather than assuming it silently.  The polynomials
+    are read by :func:`algebra.models.polynomial.parse_generators` (never by ``sympify``).
+
+    Parameters
+    ----------
+    generators : sequence of str
+        The generators of ``I``, e.g. ``["x^2 - y^3"]``.
+    variables : str, optional
+        ``"x,y,z"``: the ambient coordinates and their order (default: the variables that occur, sorted).
+    codim : int, optional
+        The codimension ``c`` of ``V(I)``; default the number of generators (a complete intersection).
+
+    Returns
+    -------
+    dict
+        ``variables``, ``generators`` (canonical text), ``codim``, ``hypothesis``, ``variety_empty`` (the
+        Groebner basis of ``I`` is ``[1]``), ``groebner`` (a reduced grevlex Groebner basis of ``I + minors``,
+        as text) and ``singular_locus``: ``"empty"`` (smooth), ``"the origin"`` (certified by
+        :func:`same_zero_set`) or ``"V(groebner)"``.
+
+    Raises
+    ------
+    InputError
+        Text that is not a polynomial, more than :data:`MAX_IDEAL_VARIABLES` variables,
+        :data:`MAX_IDEAL_GENERATORS` generators, degree :data:`MAX_IDEAL_DEGREE` or
+        :data:`MAX_IDEAL_MINORS` minors, or a codimension out of range.
+
+    Examples
+    --------
+    >>> r = ideal_singular_locus(["x^2 - y^3"])           # the cusp
+    >>> r["groebner"], r["singular_locus"]
+    (['y^2', 'x'], 'the origin')
+    >>> ideal_singular_locus(["x^2 + y^2 - 1"])["singular_locus"]
+    'empty'
+    >>> ideal_singular_locus(["x^2 - y^2*z"])["groebner"]            # Whitney's umbrella: singular on the z-axis
+    ['y^2', 'y*z', 'x']
+    >>> cubic = ["x*z - y^2", "x*w - y*z", "y*w - z^2"]               # the cone over the twisted cubic
+    >>> ideal_singular_locus(cubic, codim=2)["singular_locus"]
+    'the origin'
+    >>> ideal_singular_locus(["x^7 - y"])
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid --ideal='x^7 - y': expected polynomials of degree at most 6 (MAX_IDEAL_DEGREE)
+
+    References
+    ----------
+    .. [1] Cox, Little, O'Shea, *Ideals, Varieties, and Algorithms*, 4th ed. (2015), Ch. 9 Sec. 6.
+    .. [2] Buchberger (1965): Groebner bases (sympy's ``groebner``, grevlex).
+    """
+    import sympy
+
+    from algebra.models.polynomial import parse_generators
+
+    texts = list(generators)
+    if not texts or len(texts) > MAX_IDEAL_GENERATORS:
+        raise InputError("--ideal", texts, f"1 to {MAX_IDEAL_GENERATORS} generators (MAX_IDEAL_GENERATORS)")
+    polys, names = parse_generators(texts, variables)
+    if not names or len(names) > MAX_IDEAL_VARIABLES:
+        raise InputError("--variables", ",".join(names), f"1 to {MAX_IDEAL_VARIABLES} variables (MAX_IDEAL_VARIABLES)")
+    for t, f in zip(texts, polys):
+        if f.degree > MAX_IDEAL_DEGREE:
+            raise InputError("--ideal", t, f"polynomials of degree at most {MAX_IDEAL_DEGREE} (MAX_IDEAL_DEGREE)")
+    c = len(polys) if codim is None else codim
+    if isinstance(c, bool) or not isinstance(c, int) or not 1 <= c <= len(names):
+        raise InputError("--codim", codim, f"an integer between 1 and the number of variables {len(names)}")
+    if comb(len(polys), c) * comb(len(names), c) > MAX_IDEAL_MINORS:
+        raise InputError("--ideal", texts, f"at most {MAX_IDEAL_MINORS} minors of size {c} (MAX_IDEAL_MINORS; here "
+                                           f"{comb(len(polys), c)} x {comb(len(names), c)})")
+    xs = _symbols(names)
+    exprs = [_to_sympy(f, xs) for f in polys]
+    base = sympy.groebner(exprs, *xs, order="grevlex")
+    if c == 1:  # the 1 x 1 minors are the partial derivatives (exterior.minors needs two or more columns)
+        partials = [d for d in (sympy.diff(f, x) for f in exprs for x in xs) if d != 0]
+        basis = list(sympy.groebner(exprs + partials, *xs, order="grevlex").exprs)
+        minors = len(partials)
+    else:
+        res = singular_locus(exprs, names, codim=c)
+        basis, minors = res["groebner"], res["generators"] - len(exprs)
+    if list(basis) == [1]:
+        where = "empty"
+    elif same_zero_set(basis, xs, names):
+        where = "the origin"
+    else:
+        where = "V(groebner)"
+    return {"variables": list(names), "generators": [f.to_text() for f in polys], "codim": c,
+            "hypothesis": f"I radical and V(I) equidimensional of codimension {c} (Jacobian criterion)",
+            "variety_empty": list(base.exprs) == [1], "minors": minors,
+            "groebner": [_from_sympy_text(g, names) for g in basis], "singular_locus": where}
 
 
 def critical_locus(polynomials, parameters) -> dict:
