@@ -303,7 +303,10 @@ def _cmd_synthetic(args) -> int:
 def register(subparsers) -> None:
     """Add ``attention-rank`` and its subcommands to the top-level CLI."""
     p = subparsers.add_parser("attention-rank", help="approximation rank of softmax attention",
-                              description=__doc__.split("\n\n")[0])
+                              description="The max-row-l1 approximation rank r_eps of A = softmax_rows(beta Q K^T) "
+                              "(Sui & Zhang, Section 2.1), with certificates the independent checker re-derives in "
+                              "ball arithmetic. 'heads' reads the all-MiniLM-L6-v2 heads, 'matrix' your own Q, K "
+                              "(.npz), 'slopes' and 'synthetic-certs' the synthetic constructions, 'train' Figure 5.")
     sub = p.add_subparsers(dest="attention_command", metavar="SUBCOMMAND")
     p.set_defaults(handler=lambda args: (p.print_help(), 2)[1])
 
