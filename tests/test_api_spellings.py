@@ -43,3 +43,15 @@ def test_polynomial_map_parameters_text_is_split_on_commas_not_into_characters()
     with pytest.raises(InputError) as exc:
         PolynomialMap(["ab*c"], parameters="ab,c,")
     assert exc.value.argument == "parameters"
+
+
+def test_top_level_help_documents_the_exit_statuses(capsys):
+    from algebra.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    for status in ("0  success", "1  a decided negative answer", "2  the command was refused"):
+        assert status in out
+    assert main(["dim", "mlp", "--widths", "3,0,1"]) == 2   # the documented 2 for bad input

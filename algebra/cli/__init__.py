@@ -25,7 +25,18 @@ from algebra.cli import attention_rank, certify, geometry, graph, grokking, nume
 from algebra.errors import AlgebraError, InputError, ResourceError
 from algebra.files import output_fault
 
-__all__ = ["COMMAND_MODULES", "build_parser", "main"]
+__all__ = ["COMMAND_MODULES", "EXIT_STATUS", "build_parser", "main"]
+
+#: The exit statuses every command keeps (the epilog of ``neuroalgebra --help``).
+EXIT_STATUS = """exit status:
+  0  success: the answer was computed (and, where a command checks something, it held)
+  1  a decided negative answer: a certificate NOT VERIFIED, a claim refuted or not confirmed, an LLC
+     estimate whose diagnostics say `suspect`, Assumption 1 failing, a projector identity violated
+  2  the command was refused before or while computing: bad input (one line naming the option, the
+     value and what is allowed), a size above its limit (--max-memory, MAX_ORDER, ...), an output
+     that cannot be written (full disk, no permission), or a usage error
+
+docs: python -m sphinx -b html docs OUT (API, CLI reference, tutorials)"""
 
 # Modules that contribute subcommands, in the order they appear in --help.
 COMMAND_MODULES = (geometry, certify, slt, numeric, attention_rank, grokking, graph)
@@ -48,6 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="neuroalgebra",
         description="Exact, certified geometry of neural-network models.",
+        epilog=EXIT_STATUS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"neuroalgebra {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
