@@ -7,13 +7,14 @@ and formula kinds, the claims and the dispatch tables),
 :mod:`algebra.checker.cnn` (CNN and differential families),
 :mod:`algebra.checker.attention` (its one ball-arithmetic evaluator: interval
 and attention-rank kinds), :mod:`algebra.checker.representation`
-(``score_representation``) and :mod:`algebra.checker.files` (which files a
+(``score_representation``), :mod:`algebra.checker.local_rank`
+(``local_rank``: the grokking network's rank at a trained point) and :mod:`algebra.checker.files` (which files a
 directory holds, its index).  Each kind and family module imports the kernel
 and registers itself in its tables here, when the package loads; the kernel
 imports none of them back.
 """
 
-from algebra.checker import attention, cnn, representation  # noqa: F401 - they register their kinds and families
+from algebra.checker import attention, cnn, local_rank, representation  # noqa: F401 - they register their kinds and families
 from algebra.checker.files import check_file, main
 from algebra.checker.kernel import Reject, check
 

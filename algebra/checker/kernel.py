@@ -36,7 +36,7 @@ except ImportError:  # pragma: no cover - exercised by the fallback test
 
 SCHEMA_VERSION = 1
 KINDS = ("rank_lower_bound", "rank_upper_bound", "dimension", "defect", "formula", "interval_inequality",
-         "attention_rank", "score_representation")
+         "attention_rank", "score_representation", "local_rank")
 SZ_BITS = 200  # Schwartz-Zippel points live in GF(q) for a fresh random prime q in [2^200, 2^201)
 SZ_TARGET_BITS = 60
 MAX_IDENTITY_DEGREE = 2**20
@@ -1039,7 +1039,8 @@ _INFORMATIONAL = ("schema_version", "kind", "claim", "sha256", "source", "tool",
 CERT_FIELDS = {"rank_lower_bound": ("model", "point", "lower", "subnetwork"), "rank_upper_bound": ("model", "point", "upper"),
                "dimension": ("model", "point", "lower", "upper"), "defect": ("model", "point", "lower", "upper"),
                "formula": ("formula",), "interval_inequality": ("payload",),
-               "attention_rank": ("matrix", "selection", "approximant"), "score_representation": ("representation",)}
+               "attention_rank": ("matrix", "selection", "approximant"), "score_representation": ("representation",),
+               "local_rank": ("network", "tolerance", "witnesses")}
 
 
 # -- dispatch tables: each kind and model family names the function that reads it. The kinds of other modules

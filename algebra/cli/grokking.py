@@ -16,6 +16,9 @@ Subcommands
 ``grok dim``     the engine's certified dimension of the network restricted to the
                  training data beside Corollary 5.4's ``K(3p-1)``, the coefficient-space
                  secant dimension and the cap; ``--lazy`` adds Theorem 5.2 / Corollary 5.3.
+                 ``grok dim RUN --epoch E [--certificate FILE]``: the certified local rank at
+                 that checkpoint (training and full-data maps), ``||grad L_n||`` and the
+                 lambda of Theorem F.1 where its hypotheses hold (a ``local_rank`` certificate).
 
 Exit status 0 on success, 2 on bad input (the message names the argument).
 """
@@ -27,7 +30,15 @@ import math
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from algebra.cli.args import add_sweep_options, integer, integer_arg, parse_memory, sweep_options
+from algebra.cli.args import (
+    add_certificate_option,
+    add_sweep_options,
+    integer,
+    integer_arg,
+    nonnegative_arg,
+    parse_memory,
+    sweep_options,
+)
 from algebra.engine.dimension import DEFAULT_MAX_MEMORY
 from algebra.errors import InputError, ResourceError
 
@@ -275,10 +286,60 @@ def _num(v):
     return v
 
 
+def _local_dim(args) -> int:
+    """``grok dim RUN --epoch E``: the certified local rank at a checkpoint (:mod:`algebra.certify.local_rank`)."""
+    from algebra.certify.local_rank import certify_checkpoint
+
+    for flag in ("p", "width", "train_fraction", "seed"):
+        if getattr(args, flag) is not None:
+            raise InputError(_flag(flag), getattr(args, flag), "no value with RUN (the run directory fixes it)")
+    if args.epoch is None:
+        raise InputError("--epoch", None, "a checkpoint epoch of RUN (grok dim RUN --epoch E)")
+    run = _run_directory(args.run, "RUN")
+    if args.certificate:
+        _run_directory(Path(args.certificate).parent, "--certificate")
+    e = certify_checkpoint(run, args.epoch, args.certificate, tolerance=args.tolerance,
+                           self_check=not args.certificate)
+    claim = e.certificate["claim"]
+    out = {"run": str(args.run), "epoch": args.epoch, "claim": {k: v for k, v in claim.items() if k != "text"},
+           "text": claim["text"], "certificate": args.certificate, "verdict": e.verdict}
+    if args.certificate:
+        from algebra.cli.args import write_certificate
+
+        out["checker"] = write_certificate(args.certificate, lambda path: e)
+    lines = []
+    for m in ("train", "all"):
+        x = claim["maps"][m]
+        rank = str(x["lower"]) if x["lower"] == x["upper"] else f"{x['lower']}..{x['upper']} (bounds differ)"
+        lines.append((f"{m} map rank ({x['samples']} pairs)",
+                      rank + ("  locally constant" if x["locally_constant"] else "")))
+    lines += [("||grad L_n|| <=", f"{claim['gradient_norm_at_most']}  (tolerance {claim['tolerance']}: "
+                                   f"{'critical' if claim['critical'] else 'not critical'})"),
+              ("L_n <=", claim["train_loss_at_most"]),
+              ("lambda (Thm F.1)", f"{claim['lambda']}, m = {claim['multiplicity']}" if claim["lambda"] is not None
+               else ("bounds " + ", ".join(claim["lambda_bounds"]) if claim["lambda_bounds"] else "none")
+               + ("; hypothesis fails: " + "; ".join(claim["hypothesis_fails"]) if claim["hypothesis_fails"] else ""))]
+    if args.certificate:
+        c = out["checker"]
+        lines.append(("certificate", f"{c['path']} (independent checker: {'VERIFIED' if c['verified'] else 'REJECTED'})"))
+    _print(out, args.json, lines)
+    return 0
+
+
 def _dim(args) -> int:
     from algebra.grokking.references import data_dimension, lazy_reference
     from algebra.grokking.task import check_fraction, check_prime
 
+    if args.run is not None:
+        return _local_dim(args)
+    for flag in ("epoch", "certificate"):
+        if getattr(args, flag) is not None:
+            raise InputError(_flag(flag), getattr(args, flag), "a value only with RUN (grok dim RUN --epoch E)")
+    for flag in ("p", "width"):
+        if getattr(args, flag) is None:
+            raise InputError(_flag(flag), None, "a value (or a run directory: grok dim RUN --epoch E)")
+    args.train_fraction = 1.0 if args.train_fraction is None else args.train_fraction
+    args.seed = 0 if args.seed is None else args.seed
     check_prime(args.p)
     check_fraction(args.train_fraction)
     if args.width < 1:
@@ -361,11 +422,18 @@ def register(subparsers) -> None:
     r.add_argument("--json", action="store_true")
     r.set_defaults(handler=_report)
 
-    d = sub.add_parser("dim", help="certified dimension of the network on the training data")
-    d.add_argument("--p", type=integer_arg("--p"), required=True)
-    d.add_argument("--width", type=integer_arg("--width"), required=True)
-    d.add_argument("--train-fraction", type=float, default=1.0)
-    d.add_argument("--seed", type=integer_arg("--seed"), default=0)
+    d = sub.add_parser("dim", help="certified dimension of the network on the training data (generic, or with RUN "
+                                   "--epoch E the local rank at that checkpoint)")
+    d.add_argument("run", nargs="?", default=None, metavar="RUN",
+                   help="a run directory: certify the local rank at its checkpoint --epoch (instead of --p/--width)")
+    d.add_argument("--epoch", type=nonnegative_arg("--epoch"), default=None, help="the checkpoint of RUN")
+    add_certificate_option(d)
+    d.add_argument("--tolerance", type=str, default="1e-5",  # a number, read exactly by tolerance_text
+                   help="||grad L_n|| at or below this counts as a critical point (Theorem F.1; default 1e-5)")
+    d.add_argument("--p", type=integer_arg("--p"), default=None)
+    d.add_argument("--width", type=integer_arg("--width"), default=None)
+    d.add_argument("--train-fraction", type=float, default=None)
+    d.add_argument("--seed", type=integer_arg("--seed"), default=None)
     d.add_argument("--lazy", action="store_true", help="add Theorem 5.2 / Corollary 5.3")
     d.add_argument("--no-coefficient-space", action="store_true")
     d.add_argument("--max-memory", type=parse_memory, default=DEFAULT_MAX_MEMORY, metavar="BYTES",

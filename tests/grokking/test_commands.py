@@ -51,3 +51,33 @@ def test_train_llc_report(tmp_path, capsys):
     assert main(["grok", "report", run, "--json"]) == 0
     rep = json.loads(capsys.readouterr().out)[0]
     assert rep["figure"].endswith("grokking.png") and (tmp_path / "run" / "grokking.png").stat().st_size > 1000
+
+
+def test_dim_at_a_checkpoint_writes_a_verified_local_rank_certificate(tmp_path, capsys):
+    from algebra.grokking.runs import TrainConfig, train
+
+    train(tmp_path / "r", TrainConfig(p=5, width=3, train_fraction=0.6, epochs=4, checkpoint_every=2))
+    cert = tmp_path / "c.json"
+    assert main(["grok", "dim", str(tmp_path / "r"), "--epoch", "4", "--certificate", str(cert), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["checker"]["verified"] is True and out["claim"]["maps"]["train"]["samples"] == 15
+    assert main(["verify", str(cert)]) == 0
+    assert json.loads(cert.read_text())["kind"] == "local_rank"
+
+
+@pytest.mark.parametrize("argv,arg", [
+    (["grok", "dim", "RUN"], "--epoch"),
+    (["grok", "dim", "RUN", "--epoch", "4", "--p", "5"], "--p"),
+    (["grok", "dim", "RUN", "--epoch", "3"], "--epoch"),
+    (["grok", "dim", "RUN", "--epoch", "4", "--tolerance", "-1"], "--tolerance"),
+    (["grok", "dim", "--p", "5", "--width", "2", "--epoch", "4"], "--epoch"),
+    (["grok", "dim", "--width", "2"], "--p"),
+])
+def test_dim_checkpoint_arguments_exit_2(argv, arg, tmp_path, capsys):
+    from algebra.grokking.runs import TrainConfig, train
+
+    train(tmp_path / "r", TrainConfig(p=5, width=2, train_fraction=0.6, epochs=4, checkpoint_every=2))
+    argv = [str(tmp_path / "r") if a == "RUN" else a for a in argv]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"invalid {arg}=" in err and err.count("\n") == 1

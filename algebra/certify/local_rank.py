@@ -1,0 +1,160 @@
+"""``local_rank`` certificates: the exact Jacobian rank of a trained grokking checkpoint, and its lambda.
+
+The heavy side (:mod:`algebra.grokking.local_rank`) finds the witnesses -- a
+nonsingular minor of the data-restricted Jacobian and of the full-data Jacobian
+at the exact binary64 point, and a nonsingular minor of the kernel fields there
+-- and this module writes them with the point into a certificate whose claim the
+independent checker (:mod:`algebra.checker.local_rank`) derives: the ranks (or
+their bounds, saying where they differ), whether they are locally constant, the
+exact ``||grad L_n||`` and ``L_n`` as decimal upper bounds, and the learning
+coefficient ``lambda = rank / 2, m = 1`` of the paper's Theorem F.1 / Corollary F.2
+when the point is critical to the stated tolerance and the rank is locally
+constant (otherwise which hypothesis fails).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from algebra.certify.canonical import render, seal, write_atomic
+from algebra.certify.emit import Emitted, _header, _self_check
+from algebra.errors import CertificateError, InputError
+from algebra.exact.field import DEFAULT_PRIME
+
+__all__ = ["DEFAULT_TOLERANCE", "network_block", "local_rank_certificate", "certify_checkpoint", "tolerance_text"]
+
+#: The stated tolerance of ``||grad L_n||`` at or below which a checkpoint is treated as a critical point of
+#: ``L_n`` (``--tolerance``).  Measured (BENCHMARKS.md "Grokking"): minibatch Adam leaves every checkpoint of the
+#: basin sweep at ``||grad L_n|| ~ 1e-2``, with or without weight decay (which alone holds a stationary point of
+#: the regularised objective at ``grad L_n = -wd theta``), three orders of magnitude above it.
+DEFAULT_TOLERANCE = "1e-5"
+
+
+def tolerance_text(tol) -> str:
+    """A tolerance as the checker's canonical spelling (``1e-5``, ``2.5e-3``).
+
+    Examples
+    --------
+    >>> tolerance_text("1e-5"), tolerance_text(0.0025), tolerance_text("1E-03")
+    ('1e-5', '2.5e-3', '1e-3')
+    >>> tolerance_text("-1")
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid --tolerance='-1': expected a positive finite number such as 1e-5
+    """
+    try:
+        v = float(tol)
+    except (TypeError, ValueError):
+        v = float("nan")
+    if not np.isfinite(v) or v <= 0:
+        raise InputError("--tolerance", str(tol), "a positive finite number such as 1e-5")
+    mant, _, ex = f"{v:.15e}".partition("e")
+    mant = mant.rstrip("0").rstrip(".")
+    return f"{mant}e{int(ex)}"
+
+
+def network_block(p: int, K: int, a, b, theta) -> dict:
+    """The ``network`` block: ``p``, ``K``, the training pairs as a sorted set and ``theta`` in short hex.
+
+    Examples
+    --------
+    >>> network_block(2, 1, [1, 0], [0, 1], [0.5, -0.0, 1.0, 2.0, 3.0, 0.25])["train"]
+    [[0, 1], [1, 0]]
+    """
+    from algebra.grokking.local_rank import short_hex
+
+    theta = np.asarray(theta, dtype=float).ravel()
+    if theta.size != 3 * p * K:
+        raise InputError("theta", theta.size, f"3pK = {3 * p * K} entries")
+    pairs = sorted({(int(x), int(y)) for x, y in zip(a, b)})
+    if len(pairs) != len(a):
+        raise InputError("samples", "repeated pairs", "distinct training pairs")
+    return {"p": int(p), "width": int(K), "train": [list(t) for t in pairs], "theta": [short_hex(v) for v in theta]}
+
+
+def local_rank_certificate(p: int, K: int, a, b, theta, *, tolerance=DEFAULT_TOLERANCE, prime: int = DEFAULT_PRIME,
+                           seed: int = 0, source: dict | None = None, attempts: int = 3,
+                           self_check: bool = True) -> Emitted:
+    """Certify the local rank of the training and full-data maps at ``theta`` (module docstring).
+
+    ``lower``/``upper`` of the result are the training map's proven bounds; the verdict is
+    ``confirmed`` when they meet and ``out of reach`` when they differ (the claim says so).  A prime
+    at which the minors fall short is retried with the next primes below it (``attempts`` in all).
+    The claim is the checker's derivation; ``self_check=False`` skips the second, sealed re-check
+    (a sweep re-verifies its files with ``neuroalgebra verify`` instead).
+
+    Examples
+    --------
+    >>> from algebra.grokking.task import modular_addition
+    >>> t = modular_addition(5, 0.6)
+    >>> th = np.random.default_rng(0).standard_normal(30)
+    >>> e = local_rank_certificate(5, 2, t.a[t.train], t.b[t.train], th)
+    >>> m = e.certificate["claim"]["maps"]
+    >>> (m["train"]["lower"], m["train"]["upper"]), (m["all"]["lower"], m["all"]["upper"]), e.certificate["claim"]["critical"]
+    ((26, 26), (26, 26), False)
+    """
+    from algebra.checker import Reject
+    from algebra.checker.local_rank import derive_local_rank_claim
+    from algebra.exact.field import is_prime
+    from algebra.grokking.local_rank import all_pairs, dyadic_point, field_witness, map_witness
+
+    net = network_block(p, K, a, b, theta)
+    tol = tolerance_text(tolerance)
+    pa = np.array([t[0] for t in net["train"]], dtype=np.int64)
+    pb = np.array([t[1] for t in net["train"]], dtype=np.int64)
+    M, _ = dyadic_point(theta)
+    P = 3 * p * K
+    q, best = int(prime), None
+    for _ in range(max(1, attempts)):
+        fw = field_witness(p, K, M, prime=q)
+        wits = {"prime": str(q), "fields": {"rows": list(fw.rows), "cols": list(fw.cols)}}
+        short = False
+        for name, (xa, xb) in (("train", (pa, pb)), ("all", all_pairs(p))):
+            upper = min(P - fw.rank, p * (xa.size - 1))
+            w = map_witness(p, K, xa, xb, M, target=upper, prime=q, seed=seed)
+            wits[name] = {"rows": list(w.rows), "cols": list(w.cols)}
+            short = short or w.rank < upper
+        best = wits
+        if not short:
+            break
+        q = next(c for c in range(q - 2, 2, -2) if is_prime(c))
+    cert = _header("local_rank", source)
+    cert.update(network=net, tolerance=tol, witnesses=best, seed=int(seed))
+    try:
+        cert["claim"] = derive_local_rank_claim(cert, [])
+    except Reject as exc:
+        raise CertificateError(f"the local rank certificate does not verify: {exc}") from None
+    cert = seal(cert)
+    reason = _self_check(cert) if self_check else "claim derived by the checker (not re-checked after sealing)"
+    tr = cert["claim"]["maps"]["train"]
+    if tr["lower"] == tr["upper"]:
+        return Emitted(cert, "local_rank", tr["lower"], tr["upper"], "confirmed", reason)
+    return Emitted(cert, "local_rank", tr["lower"], tr["upper"], "out of reach", reason,
+                   f"the bounds differ: {tr['lower']} <= rank <= {tr['upper']}")
+
+
+def certify_checkpoint(run, epoch: int, path=None, *, tolerance=DEFAULT_TOLERANCE, prime: int = DEFAULT_PRIME,
+                       seed: int = 0, self_check: bool = True) -> Emitted:
+    """:func:`local_rank_certificate` at checkpoint ``epoch`` of a run directory; written to ``path`` when given.
+
+    The source records the run's configuration (informational, never read into the claim).
+    """
+    from dataclasses import asdict
+
+    from algebra.grokking.runs import load_run
+
+    run = load_run(run) if not hasattr(run, "config") else run
+    cfg = run.config
+    if epoch not in run.checkpoints():
+        raise InputError("--epoch", epoch, f"an epoch with a checkpoint in {run.path} "
+                         f"(e.g. {', '.join(map(str, run.checkpoints()[-3:]))})")
+    task = run.task()
+    src = {"run": str(Path(run.path).name), "epoch": int(epoch), "config": asdict(cfg)}
+    e = local_rank_certificate(cfg.p, cfg.width, task.a[task.train], task.b[task.train], run.theta(epoch),
+                               tolerance=tolerance, prime=prime, seed=seed, source=src,
+                               self_check=self_check)
+    if path is not None:
+        write_atomic(Path(path), render(e.certificate))
+    return e
