@@ -42,6 +42,7 @@ EXECUTE = os.environ.get("NEUROALGEBRA_DOCS_EXECUTE") == "1"
 nb_execution_mode = "force" if EXECUTE else "off"
 nb_execution_timeout = 600
 nb_execution_raise_on_error = True
+nb_execution_in_temp = True  # notebooks that write figures to their working directory write them there, not into notebooks/
 if EXECUTE:
     os.environ.setdefault("NEUROALGEBRA_FAST", "1")
     os.environ.setdefault("NEUROALGEBRA_OUT", tempfile.mkdtemp(prefix="neuroalgebra-docs-"))

@@ -68,7 +68,7 @@ INTEGER_LISTS = {
 
 # text options that are not integers (names, polynomials, paths, floats, choices)
 NOT_INTEGER = {
-    "--mode", "--activation", "--certificate", "--parameters", "--inputs", "--symmetry", "--equation", "--variety",
+    "--mode", "--activation", "--ideal", "--certificate", "--parameters", "--inputs", "--symmetry", "--equation", "--variety",
     "--polynomials", "--out", "--scheduler", "--example", "--claim", "--output", "--variables", "--method", "--plot",
     "--features", "--point", "--which", "--multipliers", "--eps", "--emit", "--emit-multiplier", "--emit-eps",
     "--preset", "--backend", "--llc", "--graph", "--group", "--lr", "--weight-decay", "--train-fraction", "--beta",
