@@ -121,11 +121,17 @@ def _mlp_arguments(q, *, inactive_required: bool = False) -> None:
                    help="inactive neurons LAYER:NEURON,... (hidden layers from 1, neurons from 0)")
 
 
+#: MLP's parameter names -> the options of ``dim mlp`` and ``proximity mlp``
+_MLP_FLAGS = {"widths": "--widths", "inactive": "--inactive", "activation": "--activation",
+              "activations": "--activation"}
+
+
 def _mlp_model(args) -> MLP:
     widths = parse_widths(args.widths)
     n_hidden = len(widths) - 2
-    inactive = parse_inactive(args.inactive or "", n_hidden)
-    return MLP(widths, _activations(args, n_hidden), bias=args.bias, inactive=inactive)
+    with flag_names(_MLP_FLAGS):
+        inactive = parse_inactive(args.inactive or "", n_hidden, argument="--inactive")
+        return MLP(widths, _activations(args, n_hidden), bias=args.bias, inactive=inactive)
 
 
 def _shallow_arguments(q) -> None:
@@ -175,8 +181,18 @@ def _polynomial_arguments(q) -> None:
 
 def _polynomial_model(args) -> PolynomialMap:
     symmetries = [[c.strip() for c in fld.split(",")] for fld in args.symmetry]
-    return PolynomialMap(args.polynomials, parameters=_names(args.parameters, "--parameters"), inputs=_names(args.inputs, "--inputs"),
-                         symmetries=symmetries, equations=args.equation)
+    try:
+        return PolynomialMap(args.polynomials, parameters=_names(args.parameters, "--parameters"),
+                             inputs=_names(args.inputs, "--inputs"), symmetries=symmetries, equations=args.equation)
+    except InputError as exc:  # PolynomialMap names its arguments ('symmetries[0]'): report the option and its text
+        name, _, index = str(exc.argument).partition("[")
+        options = {"symmetries": ("--symmetry", args.symmetry), "equations": ("--equation", args.equation),
+                   "parameters": ("--parameters", None), "inputs": ("--inputs", None)}
+        if name not in options:
+            raise
+        option, texts = options[name]
+        value = texts[int(index.rstrip("]"))] if texts is not None and index else exc.value
+        raise InputError(option, value, exc.allowed) from None
 
 
 def _cnn_arguments(q, *, inactive_required: bool = False) -> None:
@@ -458,9 +474,7 @@ def _run_proximity(args) -> int:
 
     if len(parse_widths(args.widths)) < 3:
         raise InputError("--widths", args.widths, "at least one hidden layer")
-    with flag_names({"widths": "--widths", "inactive": "--inactive", "activation": "--activation",
-                     "activations": "--activation"}):
-        model = _mlp_model(args)
+    model = _mlp_model(args)
     if not model.inactive:
         raise InputError("--inactive", args.inactive, "at least one LAYER:NEURON pair")
     full = MLP(model.widths, model.activations, bias=model.bias)
@@ -548,7 +562,8 @@ def _run_singular(args) -> int:
     if args.example:
         reports.append(symbolic_example(args.example))
     if args.claim:
-        checks = check_claim(args.claim, points=args.points, seed=args.seed)
+        with flag_names({"points": "--points"}):
+            checks = check_claim(args.claim, points=args.points, seed=args.seed)
         reports.append({"claim": args.claim, "location": STRATUM_CLAIMS[args.claim][0],
                         "statement": STRATUM_CLAIMS[args.claim][1],
                         "verdict": stratum_verdict(checks),

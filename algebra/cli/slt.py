@@ -130,7 +130,16 @@ def _run_fit(args) -> int:
     if not K.terms or len(K.variables) > 6:
         raise InputError("K", args.K, "a nonzero polynomial in 1 to 6 variables")
     fn = volume_scaling if args.method == "volume" else partition_scaling
-    fit = fn(K, multiplicity=args.multiplicity, n_samples=2**args.log2_samples, replicates=args.replicates, seed=args.seed)
+    # the library counts points, the option their log2 (capped: 2^64 is refused like 2^(10^12), which is never built)
+    try:
+        fit = fn(K, multiplicity=args.multiplicity, n_samples=2 ** min(args.log2_samples, 64),
+                 replicates=args.replicates, seed=args.seed)
+    except InputError as exc:
+        flags = {"n_samples": ("--log2-samples", args.log2_samples), "replicates": ("--replicates", args.replicates),
+                 "multiplicity": ("--multiplicity", args.multiplicity)}
+        if exc.argument not in flags:
+            raise
+        raise InputError(*flags[exc.argument], exc.allowed) from None
     out = fit.to_json()
     out["variables"] = list(K.variables)
     if args.plot:

@@ -59,10 +59,38 @@ __all__ = [
     "canonical_orbit_point",
     "qk_normal_form",
     "linear_normal_form",
+    "linear_orbit_point",
+    "MAX_EXACT_WORK",
     "inertia",
     "haynsworth_check",
     "tangent_cone_check",
 ]
+
+
+#: Most exact work a normal form may take: ``rows x columns x min(rows, columns)`` steps of elimination over Q,
+#: for the Jacobian and for the gauge fields.  A whole normal form runs at about 2 x 10^7 such steps a second,
+#: so 5 x 10^7 is a few seconds (qk d = k = 19 is 9.4 x 10^7 steps and 5 s, a 24,24,24 deep linear network
+#: 3.8 x 10^8 and 15 s); larger models are refused before any matrix is built.
+MAX_EXACT_WORK = 5 * 10**7
+
+
+def _refuse_exact_work(model, argument: str, value) -> None:
+    """Refuse ``model`` (naming ``argument``) when ranking its Jacobian or gauge fields over Q exceeds
+    :data:`MAX_EXACT_WORK`.
+
+    Examples
+    --------
+    >>> _refuse_exact_work(QueryKey(100, 2), "d", 100)
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid d=100: expected a smaller model: ranking its 10,000 x 400 Jacobian exactly over Q takes about 1.6e+09 steps, above MAX_EXACT_WORK = 5e+07
+    """
+    P = model.parameter_count
+    for rows, what in ((model.n_outputs, "Jacobian"), (model.symmetry_count(), "gauge fields")):
+        work = rows * P * min(rows, P)
+        if work > MAX_EXACT_WORK:
+            raise InputError(argument, value, f"a smaller model: ranking its {rows:,} x {P:,} {what} exactly over Q "
+                                              f"takes about {work:.2g} steps, above MAX_EXACT_WORK = {MAX_EXACT_WORK:.0e}")
 
 
 # -- the pivot block (exact Q linear algebra is algebra.exact.rational's) ----------------------
@@ -226,10 +254,11 @@ def qk_normal_form(A, B) -> dict:
     if A.shape != B.shape:
         raise InputError("B", f"shape {B.shape}", f"the shape of A, {A.shape}")
     d, k = A.shape
+    model = QueryKey(d, k)
+    _refuse_exact_work(model, "A", f"shape {A.shape}")
     C = _mm(A, B.T)
     r = rank_q(C)
     s, a = k - r, d - r
-    model = QueryKey(d, k)
     Q = RationalField()
     theta = _theta(A, B)
     J = model.jacobian(theta, np.zeros((1, 0), dtype=np.int64), Q)
@@ -269,6 +298,8 @@ def canonical_orbit_point(d: int, k: int, r: int, *, seed: int = 0) -> tuple:
     >>> rank_q(A.dot(B.T)), A.shape
     (2, (4, 3))
     """
+    model = QueryKey(d, k)
+    _refuse_exact_work(model, "d" if d >= k else "k", max(d, k))
     if not (1 <= r <= min(d, k)):
         raise InputError("r", r, f"an integer between 1 and min(d, k) = {min(d, k)}")
     rng = np.random.default_rng(np.random.SeedSequence(seed))
@@ -285,6 +316,33 @@ def canonical_orbit_point(d: int, k: int, r: int, *, seed: int = 0) -> tuple:
     return _mm(fraction_matrix(A), xi), _mm(fraction_matrix(B), inverse_q(xi).T)
 
 
+def linear_orbit_point(widths, r: int, *, seed: int = 0) -> list:
+    """Integer weights ``W_1, ..., W_L`` of a deep linear network, each zero but for a random ``r x r`` leading
+    block ``U + 4 I`` (``U`` with entries in 1..3, so the block is invertible and the product has rank ``r``).
+
+    Examples
+    --------
+    >>> [W.shape for W in linear_orbit_point((4, 3, 5), 2)]
+    [(3, 4), (5, 3)]
+    >>> linear_orbit_point((4, 3, 5), 4)
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid r=4: expected an integer between 1 and the smallest width 3
+    """
+    model = DeepLinear(widths)
+    widths = model.widths
+    _refuse_exact_work(model, "widths", ",".join(map(str, widths)))
+    if isinstance(r, bool) or not isinstance(r, (int, np.integer)) or not 1 <= r <= min(widths):
+        raise InputError("r", r, f"an integer between 1 and the smallest width {min(widths)}")
+    rng = np.random.default_rng(np.random.SeedSequence(seed))
+    Ws = []
+    for l in range(1, len(widths)):
+        W = np.zeros((widths[l], widths[l - 1]), dtype=np.int64)
+        W[:r, :r] = rng.integers(1, 4, size=(r, r)) + 4 * np.eye(r, dtype=np.int64)
+        Ws.append(W)
+    return Ws
+
+
 def linear_normal_form(weights) -> dict:
     """Counts and Schur coordinates of a deep linear network ``W_L ... W_1`` at a point.
 
@@ -298,6 +356,7 @@ def linear_normal_form(weights) -> dict:
         if Ws[l].shape[1] != Ws[l - 1].shape[0]:
             raise InputError("weights", [W.shape for W in Ws], "composable matrices W_1, ..., W_L")
     model = DeepLinear(widths)
+    _refuse_exact_work(model, "weights", [W.shape for W in Ws])
     Q = RationalField()
     theta = _theta(*Ws)
     C = Ws[0]

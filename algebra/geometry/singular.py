@@ -557,6 +557,10 @@ def _check_E4(d, dp, a, rng, points):
 
 _REL = {"==": lambda x, y: x == y, "<": lambda x, y: x < y, ">": lambda x, y: x > y}
 
+#: Most random points per stratum of :func:`check_claim`: each point costs up to about a second of exact
+#: ranks (D.3, D.6), so 20 points are about 20 s; more are refused before the first is drawn.
+MAX_POINTS = 20
+
 #: claim id -> (location, statement, default sizes)
 STRATUM_CLAIMS = {
     "D.3": ("proximity-bias paper, Lemma D.3",
@@ -586,6 +590,8 @@ def check_claim(claim: str, *, sizes=None, points: int = 1, seed: int = 0) -> li
     """
     if claim not in STRATUM_CLAIMS:
         raise InputError("claim", claim, "one of " + ", ".join(STRATUM_CLAIMS))
+    if isinstance(points, bool) or not isinstance(points, int) or not 1 <= points <= MAX_POINTS:
+        raise InputError("points", points, f"an integer between 1 and {MAX_POINTS} (MAX_POINTS, about a second each)")
     location, statement, default = STRATUM_CLAIMS[claim]
     rng = np.random.default_rng(np.random.SeedSequence(seed))
     out = []

@@ -76,7 +76,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from algebra.errors import InputError
-from algebra.models.base import Model, int_list, monomial_count, positive_int
+from algebra.models.base import MAX_LAYERS, Model, int_list, monomial_count, positive_int
 from algebra.models.mlp import MLP, _act_text, _monomial, activation_list, parse_activations
 
 __all__ = ["CNN", "end_to_end_filter_size", "parse_shape", "parse_shapes", "parse_counts", "cnn_from_text"]
@@ -87,6 +87,12 @@ _DECIMAL = re.compile(r"[0-9]+")  # ASCII digits only: str.isdigit() accepts '²
 #: to the receptive-field count (large supports exceed the parameter count anyway; ~0.1 s of work).
 MAX_SUPPORT = 20_000
 MAX_SUPPORT_WORK = 200_000
+#: ... and above this many variables written while forming them (a monomial is stored with its degree's
+#: worth of variables: twenty layers of ``t^2`` make degree 2^20, and the tuples, not their count, blow up).
+MAX_SUPPORT_ENTRIES = 500_000
+#: Most entries of the largest array one input's dense Jacobian builds (outputs x positions x channels x taps,
+#: quadratic in the positions): 2^26 int64 entries are 512 MiB and a few seconds; larger networks are refused.
+MAX_SAMPLE_WORK = 2**26
 
 
 # -- text arguments ------------------------------------------------------------------------
@@ -203,9 +209,10 @@ def cnn_from_text(input: str, filters: str, *, channels: str | None = None, stri
     except InputError as exc:
         names = {"filters": "--filters", "strides": "--strides", "channels": "--channels", "inactive": "--inactive",
                  "dense": "--dense", "input_shape": "--input"}
-        if exc.argument in names:
-            raise InputError(names[exc.argument], {"filters": filters, "strides": strides, "channels": channels,
-                                                   "inactive": inactive, "dense": dense, "input_shape": input}[exc.argument],
+        if exc.argument in names:  # a value the model summarised ("1000 layers") is kept, not the long text
+            text = {"filters": filters, "strides": strides, "channels": channels, "inactive": inactive, "dense": dense,
+                    "input_shape": input}[exc.argument]
+            raise InputError(names[exc.argument], exc.value if isinstance(exc.value, str) else text,
                              exc.allowed) from None
         raise
 
@@ -297,6 +304,8 @@ class CNN(Model):
             raise InputError("filters", filters, "a sequence of filter sizes") from None
         if not fl:
             raise InputError("filters", filters, "at least one layer")
+        if len(fl) > MAX_LAYERS:  # refused before reading the sizes
+            raise InputError("filters", f"{len(fl)} layers", f"at most {MAX_LAYERS} layers (MAX_LAYERS)")
         try:
             self.filters = tuple(_shape("filters", k, nd) for k in fl)
         except InputError:
@@ -340,8 +349,31 @@ class CNN(Model):
                 clean[int(layer)] = cs
         self.inactive = clean
         self.effective_channels = tuple(c - len(clean.get(l, ())) for l, c in enumerate(self.channels))
+        self._refuse_sample_work()
         self._index = [None] + [self._index_tables(l) for l in range(1, L + 1)]
         self._ambient = None
+
+    def _sample_work(self) -> int:
+        """Entries of the largest array one input's Jacobian builds: the patches ``(positions, c_{l-1} K)``
+        and the back-propagated patches ``(outputs, positions_{l-1}, c_l K)`` (which bound the index tables)."""
+        c, O = self.effective_channels, self.n_outputs
+        per = O * O if not self.dense else 1  # the identity the back-propagation starts from
+        for l in range(1, self.n_layers + 1):
+            K = prod(self.filters[l - 1])
+            per = max(per, prod(self.shapes[l]) * c[l - 1] * K, O * prod(self.shapes[l - 1]) * c[l] * K)
+        return per
+
+    def _refuse_sample_work(self) -> None:
+        """Refuse, before any index table is built, a network above :data:`MAX_SAMPLE_WORK` (named by the
+        largest of its sizes: the input positions, a channel count or the dense outputs)."""
+        per = self._sample_work()
+        if per <= MAX_SAMPLE_WORK:
+            return
+        sizes = {"input_shape": prod(self.input_shape), "channels": max(self.channels), "dense": self.dense or 0}
+        name = max(sizes, key=sizes.get)
+        value = {"input_shape": list(self.input_shape), "channels": list(self.channels), "dense": self.dense}[name]
+        raise InputError(name, value, f"a smaller network: one input's Jacobian builds {per:,} entries "
+                                      f"(outputs x positions x channels x taps), above MAX_SAMPLE_WORK = {MAX_SAMPLE_WORK:,}")
 
     def full(self) -> "CNN":
         """The same architecture with every channel active (the model a subnetwork sits in).
@@ -462,8 +494,11 @@ class CNN(Model):
         def shift(mons, offset):
             return {tuple((m[0],) + tuple(x + d for x, d in zip(m[1:], offset)) for m in mono) for mono in mons}
 
+        def degree(mons):  # a monomial is a tuple of its variables with repetition: its length is its degree
+            return max(map(len, mons), default=0)
+
         def product(A, B):
-            if len(A) * len(B) > MAX_SUPPORT_WORK:
+            if len(A) * len(B) > MAX_SUPPORT_WORK or len(A) * len(B) * (degree(A) + degree(B)) > MAX_SUPPORT_ENTRIES:
                 return None
             out = {tuple(sorted(a + b)) for a in A for b in B}
             return out if len(out) <= MAX_SUPPORT else None
@@ -472,7 +507,8 @@ class CNN(Model):
         support = {((c,) + (0,) * nd,) for c in range(self.channels[0])}
         step = (1,) * nd  # total stride of the previous layer's positions, in input coordinates
         for l in range(1, self.n_layers + 1):
-            if prod(self.filters[l - 1]) * len(support) > MAX_SUPPORT_WORK:
+            if prod(self.filters[l - 1]) * len(support) > MAX_SUPPORT_WORK or (
+                    prod(self.filters[l - 1]) * len(support) * degree(support) > MAX_SUPPORT_ENTRIES):
                 return None
             z = set()
             for u in np.ndindex(self.filters[l - 1]):
@@ -498,7 +534,8 @@ class CNN(Model):
                 return None
         if not self.dense:
             return self.effective_channels[-1] * len(support)
-        if prod(self.output_shape) * len(support) > MAX_SUPPORT_WORK:
+        if prod(self.output_shape) * len(support) > MAX_SUPPORT_WORK or (
+                prod(self.output_shape) * len(support) * degree(support) > MAX_SUPPORT_ENTRIES):
             return None
         union = set()
         for p in np.ndindex(self.output_shape):

@@ -15,7 +15,7 @@ import numpy as np
 
 from algebra.errors import InputError
 from algebra.models.base import Model
-from algebra.models.polynomial import Polynomial, parse_names, parse_polynomial
+from algebra.models.polynomial import MAX_VARIABLES, Polynomial, parse_names, parse_polynomial
 
 __all__ = ["PolynomialMap"]
 
@@ -92,6 +92,9 @@ class PolynomialMap(Model):
             raise InputError("parameters", parameters, "at least one parameter name")
         if len(set(names)) != len(names):
             raise InputError("parameters", names, "distinct variable names")
+        if len(names) > MAX_VARIABLES:  # named by the larger of the two lists; refused before any polynomial is read
+            raise InputError("inputs" if len(self.inputs) > len(self.parameters) else "parameters",
+                             f"{len(names)} variables", f"at most {MAX_VARIABLES} parameters and inputs (MAX_VARIABLES)")
         polys = []
         for i, p in enumerate(polynomials):
             if isinstance(p, str):

@@ -144,6 +144,9 @@ class _Parser:
             k = int(val)
             if k > MAX_EXPONENT:
                 self._fail(f"exponents at most {MAX_EXPONENT}")
+            # the largest exponent of a variable in base^k is k times its largest in base: refuse before expanding
+            if k * max((max(e) for e in base if e), default=0) > MAX_EXPONENT * 8:
+                self._fail(f"degrees at most {MAX_EXPONENT * 8}")
             result = {(): Fraction(1)}
             for _ in range(k):
                 result = _pmul(result, base, self)

@@ -27,7 +27,13 @@ import numpy as np
 
 from algebra.errors import InputError
 
-__all__ = ["ScalingFit", "volume_scaling", "partition_scaling", "evaluator"]
+__all__ = ["ScalingFit", "volume_scaling", "partition_scaling", "evaluator", "MAX_POINTS", "MAX_REPLICATES"]
+
+#: Most Sobol points of one check (``n_samples x replicates``, each replicate's values kept): 2^22 points
+#: take about 3 s; the default is 2^19.
+MAX_POINTS = 2**22
+#: Most replicates: each is a fit of its own (about 20 ms), 100 of them about 2 s.
+MAX_REPLICATES = 100
 
 
 @dataclass(frozen=True)
@@ -202,6 +208,13 @@ def _validate(dim, n_samples, replicates, seed, multiplicity, confidence, box):
     for name, value, low in (("n_samples", n_samples, 64), ("replicates", replicates, 2), ("multiplicity", multiplicity, 1)):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise InputError(name, value, f"an integer >= {low}")
+    if replicates > MAX_REPLICATES:
+        raise InputError("replicates", replicates, f"at most {MAX_REPLICATES} replicates (MAX_REPLICATES)")
+    if n_samples * replicates > MAX_POINTS:
+        raise InputError("n_samples", n_samples, f"at most 2^{MAX_POINTS.bit_length() - 1} Sobol points in all "
+                                                 f"(n_samples x replicates, MAX_POINTS; {replicates} replicates)")
+    if multiplicity > dim:  # the largest pole of the zeta function has order m <= d (Watanabe 2009, Ch. 2)
+        raise InputError("multiplicity", multiplicity, f"an integer between 1 and the number of variables, {dim}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise InputError("seed", seed, "a non-negative integer")
     if not (isinstance(confidence, float) and 0 < confidence < 1):

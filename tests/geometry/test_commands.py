@@ -56,8 +56,8 @@ BAD = [
     (["qk", "--d", "-2", "--k", "1"], "--d"),
     (["mlp", "--widths", "400,4000,4000,1"], "--widths"),
     (["polynomial", "__import__('os').system('true')", "--parameters", "a"], "polynomials"),
-    (["polynomial", "a*c", "--parameters", "a,c", "--symmetry", "a,c"], "symmetries"),
-    (["polynomial", "a*c", "a*d", "--parameters", "a,c,d", "--equation", "y1 - y2"], "equations"),
+    (["polynomial", "a*c", "--parameters", "a,c", "--symmetry", "a,c"], "--symmetry"),
+    (["polynomial", "a*c", "a*d", "--parameters", "a,c,d", "--equation", "y1 - y2"], "--equation"),
     (["mlp", "--widths", "3,\u00b2,1"], "--widths"),  # a Unicode digit that int() refuses
     (["mlp", "--widths", "3,\u0663,1"], "--widths"),  # Arabic-Indic three
     (["mlp", "--widths", "3,4,1", "--inactive", "1:\u00b2"], "--inactive"),
