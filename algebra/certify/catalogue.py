@@ -23,6 +23,8 @@ claim type (:mod:`algebra.claims.records`)         judged by
 :class:`~algebra.claims.records.AttentionRankClaim`   an ``attention_rank`` certificate
 :class:`~algebra.claims.records.SubnetworkClaim`   a native ``differential`` certificate
                                                    (:func:`algebra.certify.subnetwork.judge_subnetwork`)
+:class:`~algebra.claims.records.BasinClaim`        two ``local_rank`` certificates of a trained run
+                                                   (:func:`algebra.certify.local_rank.judge_basin`)
 ================================================  ==================================================
 
 A claim whose Jacobian exceeds :data:`MAX_WORK`, or whose certificate raises
@@ -46,6 +48,7 @@ from algebra.claims.catalogue import claims
 from algebra.claims.graph_attention import graph_design
 from algebra.claims.records import (
     AttentionRankClaim,
+    BasinClaim,
     DimensionClaim,
     FormulaClaim,
     LambdaClaim,
@@ -198,6 +201,13 @@ def _judge_dimension(claim: DimensionClaim, seed: int, src: dict) -> tuple:
     return e, None, fields
 
 
+def _judge_basin(claim: BasinClaim, seed: int, src: dict) -> tuple:
+    """The basin-selection thesis (:func:`algebra.certify.local_rank.judge_basin`)."""
+    from algebra.certify.local_rank import judge_basin
+
+    return judge_basin(claim, seed, src)
+
+
 #: The judge of each claim type: ``judge(claim, seed, source) -> (emitted or None, reason when None, fields)``.
 JUDGES = {
     DimensionClaim: _judge_dimension,
@@ -206,7 +216,9 @@ JUDGES = {
     RepresentationClaim: _judge_representation,
     AttentionRankClaim: _judge_attention_rank,
     SubnetworkClaim: _judge_subnetwork,
+    BasinClaim: _judge_basin,
 }
+
 
 
 def _judge_of(claim):
@@ -217,7 +229,7 @@ def _judge_of(claim):
     >>> _judge_of(object())
     Traceback (most recent call last):
     ...
-    algebra.errors.ClaimError: claim <object>: no judge for object (one of DimensionClaim, LambdaClaim, FormulaClaim, RepresentationClaim, AttentionRankClaim, SubnetworkClaim)
+    algebra.errors.ClaimError: claim <object>: no judge for object (one of DimensionClaim, LambdaClaim, FormulaClaim, RepresentationClaim, AttentionRankClaim, SubnetworkClaim, BasinClaim)
     """
     judge = JUDGES.get(type(claim))
     if judge is None:

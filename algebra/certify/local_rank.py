@@ -23,7 +23,8 @@ from algebra.certify.emit import Emitted, _header, _self_check
 from algebra.errors import CertificateError, InputError
 from algebra.exact.field import DEFAULT_PRIME
 
-__all__ = ["DEFAULT_TOLERANCE", "network_block", "local_rank_certificate", "certify_checkpoint", "tolerance_text"]
+__all__ = ["DEFAULT_TOLERANCE", "PHASES", "network_block", "local_rank_certificate", "certify_checkpoint", "tolerance_text",
+           "phase", "basin_verdict", "basin_table", "judge_basin"]
 
 #: The stated tolerance of ``||grad L_n||`` at or below which a checkpoint is treated as a critical point of
 #: ``L_n`` (``--tolerance``).  Measured (BENCHMARKS.md "Grokking"): minibatch Adam leaves every checkpoint of the
@@ -158,3 +159,137 @@ def certify_checkpoint(run, epoch: int, path=None, *, tolerance=DEFAULT_TOLERANC
     if path is not None:
         write_atomic(Path(path), render(e.certificate))
     return e
+
+
+#: A checkpoint's phase from its accuracies: ``memorising`` (fits the training data, validation at most 0.5),
+#: ``generalising`` (validation at least 0.95), ``transition`` otherwise (``untrained`` below 0.99 on training).
+PHASES = ("memorising", "generalising", "transition", "untrained")
+
+
+def phase(train_acc: float, val_acc: float) -> str:
+    """The phase of a checkpoint (:data:`PHASES`).
+
+    Examples
+    --------
+    >>> phase(1.0, 0.03), phase(1.0, 0.99), phase(1.0, 0.7), phase(0.4, 0.1)
+    ('memorising', 'generalising', 'transition', 'untrained')
+    """
+    if train_acc < 0.99:
+        return "untrained"
+    if val_acc >= 0.95:
+        return "generalising"
+    return "memorising" if val_acc <= 0.5 else "transition"
+
+
+def basin_verdict(rows) -> tuple:
+    """Decide the basin-selection claim from certified checkpoint rows; ``(verdict, reason)``.
+
+    Each row is a derived ``local_rank`` claim with the checkpoint's ``phase`` and its ``group`` (rows of one
+    group share the training data, hence ``L_n``): a memorising and a generalising checkpoint of one group are
+    comparable.  ``confirmed``: in every group with both phases where Theorem F.1 applies to both (a lambda is
+    derived), every generalising lambda is below every memorising one; ``refuted``: some such pair is certified
+    equal (the paper says it drops); ``out of reach`` otherwise, with the reason.
+
+    Examples
+    --------
+    >>> m = {"group": "g", "phase": "memorising", "lambda": "10", "maps": {"train": {"lower": 20, "upper": 20}},
+    ...      "hypothesis_fails": None}
+    >>> g = dict(m, phase="generalising", **{"lambda": "8"})
+    >>> basin_verdict([m, g])[0], basin_verdict([m, dict(g, **{"lambda": "10"})])[0]
+    ('confirmed', 'refuted')
+    >>> basin_verdict([dict(m, **{"lambda": None, "hypothesis_fails": ["not critical"]}), g])[0]
+    'out of reach'
+    """
+    from fractions import Fraction
+
+    groups = {}
+    for r in rows:
+        groups.setdefault(r["group"], {"memorising": [], "generalising": []}).setdefault(r["phase"], []).append(r)
+    pairs = [(g, m, x) for g, d in groups.items() for m in d["memorising"] for x in d["generalising"]]
+    if not pairs:
+        return "out of reach", "no training set has both a memorising and a generalising certified checkpoint"
+    applies = [(g, m, x) for g, m, x in pairs if m["lambda"] is not None and x["lambda"] is not None]
+    ranks = sorted({(m["maps"]["train"]["lower"], m["maps"]["train"]["upper"], x["maps"]["train"]["lower"],
+                     x["maps"]["train"]["upper"]) for _, m, x in pairs})
+    same = all(a == b == c == d for a, b, c, d in ranks)
+    if not applies:
+        fails = sorted({f for _, m, x in pairs for f in (m["hypothesis_fails"] or []) + (x["hypothesis_fails"] or [])})
+        return "out of reach", (f"Theorem F.1 applies to no memorising/generalising pair ({len(pairs)} pairs in "
+                                f"{len(groups)} training sets): {'; '.join(fails)}; the certified local ranks of the "
+                                + ("pairs are equal in every training set" if same else "pairs differ in places"))
+    if any(Fraction(x["lambda"]) == Fraction(m["lambda"]) for _, m, x in applies):
+        return "refuted", "a generalising checkpoint's certified lambda equals a memorising one's on the same data"
+    if all(Fraction(x["lambda"]) < Fraction(m["lambda"]) for _, m, x in applies):
+        return "confirmed", f"every generalising lambda is below the memorising ones ({len(applies)} pairs)"
+    return "out of reach", "a generalising lambda exceeds a memorising one: the paper's direction is not certified"
+
+
+def judge_basin(claim, seed: int, source: dict) -> tuple:
+    """Catalogue judge of a :class:`~algebra.claims.records.BasinClaim`: ``(emitted, None, index fields)``.
+
+    Trains the claim's run in a temporary directory, certifies its last memorising checkpoint and its
+    first generalising one (:func:`certify_checkpoint`, witness seed ``seed``) and decides with
+    :func:`basin_verdict`.  The file is the generalising checkpoint's certificate; the memorising one's
+    derived claim is summarised, with its sha256, in the index fields.  A run that never reaches both
+    phases is ``out of reach`` with that reason (no file).
+    """
+    import tempfile
+
+    from algebra.grokking.runs import TrainConfig, train
+
+    cfg = TrainConfig(**claim.config).validated()
+    with tempfile.TemporaryDirectory() as tmp:
+        run = train(Path(tmp) / "run", cfg)
+        rows = run.loss_data()
+        mem = [int(r["epoch"]) for r in rows if phase(r["train_acc"], r["val_acc"]) == "memorising"]
+        gen = [int(r["epoch"]) for r in rows if phase(r["train_acc"], r["val_acc"]) == "generalising"]
+        if not mem or not gen or gen[0] < mem[-1]:
+            return None, f"the run does not move from memorising to generalising (memorising epochs {mem[-3:]}, " \
+                         f"generalising {gen[:3]})", {}
+        picked, found = {}, []
+        for name, epoch in (("memorising", mem[-1]), ("generalising", gen[0])):
+            e = certify_checkpoint(run, epoch, tolerance=claim.tolerance, seed=seed)
+            r = e.certificate["claim"]
+            acc = next(x for x in rows if int(x["epoch"]) == epoch)
+            picked[name] = (epoch, e, acc)
+            found.append({**r, "group": "run", "phase": name})
+    verdict, reason = basin_verdict(found)
+    (em, m, macc), (eg, g, gacc) = picked["memorising"], picked["generalising"]
+
+    def said(epoch, e, acc):
+        c = e.certificate["claim"]
+        lam = f"lambda = {c['lambda']}" if c["lambda"] is not None else "no lambda (" + "; ".join(c["hypothesis_fails"]) + ")"
+        return (f"epoch {epoch} (train {acc['train_acc']:.2f}, val {acc['val_acc']:.2f}): rank "
+                f"{c['maps']['train']['lower']}" + ("" if c["maps"]["train"]["lower"] == c["maps"]["train"]["upper"]
+                                                   else f"..{c['maps']['train']['upper']}")
+                + f", ||grad L_n|| <= {c['gradient_norm_at_most']}, {lam}")
+
+    fields = {"says": "lambda(generalising basin) < lambda(memorising basin)",
+              "proven": f"memorising {said(em, m, macc)}; generalising {said(eg, g, gacc)}",
+              "memorising_certificate_sha256": m.certificate["sha256"]}
+    return Emitted(g.certificate, "local_rank", g.lower, g.upper, verdict, g.reason, reason), None, fields
+
+
+def _rank_text(x) -> str:
+    return str(x["lower"]) if x["lower"] == x["upper"] else f"{x['lower']}..{x['upper']}"
+
+
+def basin_table(rows) -> str:
+    """A markdown table of certified checkpoint rows (``benchmarks/grok_basin.py``, notebook 07).
+
+    Each row carries the run's ``p``, ``train_fraction``, ``weight_decay``, ``seed``, the checkpoint's
+    ``epoch``, accuracies and ``phase``, the derived ``local_rank`` claim's fields and the estimates
+    ``wd_theta`` (``wd ||theta||``), ``llc_sgld`` (``± llc_sgld_se``) and ``k_eff``.
+    """
+    head = ("| p | f | wd | seed | epoch | train acc | val acc | phase | certified rank (train / all) | locally const. "
+            "| λ (Thm F.1) or why not | ‖∇L_n‖ ≤ | wd‖θ‖ | L_n ≤ | paper's SGLD λ̂ | K_eff |")
+    lines = [head, "|" + "---|" * 16]
+    for r in rows:
+        lam = (f"{r['lambda']} (m = 1)" if r["lambda"] is not None else
+               (f"[{r['lambda_bounds'][0]}, {r['lambda_bounds'][1]}]" if r["lambda_bounds"] else "— not critical"))
+        lines.append(f"| {r['p']} | {r['train_fraction']:g} | {r['weight_decay']:g} | {r['seed']} | {r['epoch']} | "
+                     f"{r['train_acc']:.3f} | {r['val_acc']:.3f} | {r['phase']} | {_rank_text(r['maps']['train'])} / "
+                     f"{_rank_text(r['maps']['all'])} | {'yes' if r['maps']['train']['locally_constant'] else 'no'} | "
+                     f"{lam} | {r['gradient_norm_at_most']} | {r['wd_theta']:.2e} | {r['train_loss_at_most']} | "
+                     f"{r['llc_sgld']:.1f} ± {r['llc_sgld_se']:.1f} | {r['k_eff']} |")
+    return "\n".join(lines)

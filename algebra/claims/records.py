@@ -13,6 +13,7 @@ kind                           object                              stated
 :class:`RepresentationClaim`   a graph-attention design            Lemma 1, (13)-(15)
 :class:`AttentionRankClaim`    ``softmax_rows(beta Q K^T)``         ``r_eps``
 :class:`SubnetworkClaim`       a CNN and a point of a subnetwork   ``rank d phi > dim F'``
+:class:`BasinClaim`            a grokking training run             lambda drops when it groks
 =============================  ==================================  ===========================
 
 A claim's hypotheses (:class:`Hypothesis`) are decided, never assumed: by
@@ -40,7 +41,7 @@ from algebra.models.base import Model
 from algebra.models.cnn import CNN
 
 __all__ = ["Claim", "Hypothesis", "DimensionClaim", "LambdaClaim", "FormulaClaim", "RepresentationClaim",
-           "AttentionRankClaim", "SubnetworkClaim"]
+           "AttentionRankClaim", "SubnetworkClaim", "BasinClaim"]
 
 
 @dataclass(frozen=True)
@@ -192,3 +193,19 @@ class SubnetworkClaim(Claim):
     inactive: dict
     theta: tuple
     group: str = field(default="cnn", kw_only=True)
+
+
+@dataclass(frozen=True)
+class BasinClaim(Claim):
+    """Grokking as basin selection: the generalising basin has a lower local learning coefficient than the
+    memorising basin the run leaves (the grokking paper's thesis).
+
+    ``config`` is the training run (the fields of :class:`algebra.grokking.runs.TrainConfig`); its
+    memorising and first generalising checkpoints are certified as ``local_rank`` certificates at the
+    stated ``tolerance`` of ``||grad L_n||`` and compared where Theorem F.1 gives their lambda
+    (:func:`algebra.certify.local_rank.judge_basin`).
+    """
+
+    config: dict
+    tolerance: str = "1e-5"
+    group: str = field(default="basin", kw_only=True)

@@ -1,0 +1,58 @@
+"""The basin-selection judge (algebra.certify.local_rank): phases, verdicts and the catalogue entry."""
+
+import pytest
+
+from algebra.certify.catalogue import JUDGES
+from algebra.certify.local_rank import basin_table, basin_verdict, judge_basin, tolerance_text
+from algebra.claims.grokking import basin_claims
+from algebra.claims.records import BasinClaim
+
+
+def _row(group, ph, lam, rank=20, fails=None):
+    return {"group": group, "phase": ph, "lambda": lam, "maps": {"train": {"lower": rank, "upper": rank, "locally_constant": True}},
+            "hypothesis_fails": fails}
+
+
+def test_verdicts_compare_only_within_one_training_set():
+    # a lower lambda on another training set is no evidence: nothing comparable -> out of reach
+    assert basin_verdict([_row("a", "memorising", "10"), _row("b", "generalising", "8")])[0] == "out of reach"
+    assert basin_verdict([_row("a", "memorising", "10"), _row("a", "generalising", "8")])[0] == "confirmed"
+    assert basin_verdict([_row("a", "memorising", "10"), _row("a", "generalising", "10")])[0] == "refuted"
+    assert basin_verdict([_row("a", "memorising", "8"), _row("a", "generalising", "10")])[0] == "out of reach"
+    v, why = basin_verdict([_row("a", "memorising", None, fails=["not critical"]), _row("a", "generalising", "8")])
+    assert v == "out of reach" and "not critical" in why and "equal" in why
+
+
+def test_the_catalogue_has_the_claim_and_its_judge():
+    (c,) = basin_claims(fast=False)
+    assert isinstance(c, BasinClaim) and JUDGES[BasinClaim] is not None and basin_claims(fast=True) == []
+    assert c.config["weight_decay"] > 0 and c.location.startswith("Abstract")
+
+
+def test_a_run_that_never_generalises_is_out_of_reach_without_a_file():
+    claim = BasinClaim("x", "grokking-basin-selection-llc", "Abstract", "s",
+                       {"p": 5, "width": 2, "train_fraction": 0.6, "seed": 0, "lr": 0.01, "weight_decay": 0.0,
+                        "batch_size": 128, "epochs": 4, "checkpoint_every": 2})
+    emitted, why, fields = judge_basin(claim, 0, claim.source)
+    assert emitted is None and "does not move from memorising to generalising" in why
+
+
+@pytest.mark.slow  # trains the tiny preset and certifies two checkpoints (~20 s)
+def test_the_judge_certifies_a_grokking_run():
+    claim = BasinClaim("x", "grokking-basin-selection-llc", "Abstract", "s",
+                       {"p": 13, "width": 32, "train_fraction": 0.6, "seed": 0, "lr": 0.01, "weight_decay": 0.001,
+                        "batch_size": 128, "epochs": 800, "checkpoint_every": 25})
+    emitted, why, fields = judge_basin(claim, 0, claim.source)
+    c = emitted.certificate["claim"]
+    assert why is None and emitted.kind == "local_rank" and c["maps"]["train"]["locally_constant"]
+    assert emitted.verdict in ("confirmed", "refuted", "out of reach") and "memorising epoch" in fields["proven"]
+
+
+def test_table_and_tolerance_spelling():
+    row = {**_row("a", "memorising", "722"), "p": 17, "train_fraction": 0.5, "weight_decay": 0.0, "seed": 0,
+           "epoch": 25, "train_acc": 1.0, "val_acc": 0.1, "gradient_norm_at_most": "1.00e-2", "wd_theta": 0.0,
+           "train_loss_at_most": "1.00e-3", "lambda_bounds": None, "llc_sgld": 30.0, "llc_sgld_se": 2.0, "k_eff": 32}
+    row["maps"]["all"] = {"lower": 30, "upper": 31}
+    text = basin_table([row])
+    assert "| 20 / 30..31 |" in text and "722 (m = 1)" in text
+    assert tolerance_text("0.00001") == "1e-5"
