@@ -255,14 +255,14 @@ def _entry_task(item: dict) -> dict:
 
 def run_suite(*, settings: CalibrationSettings | None = None, seed: int = 0, entries=SUITE,
               progress: bool = True, scheduler: str = "serial", workers: int | None = None,
-              previous=None) -> list:
+              previous=None, on_row=None) -> list:
     """Run every suite entry (:func:`run_entry`, one sweep task each); returns the rows in entry order.
 
     ``scheduler="serial"`` (the default) runs in this process; ``None`` starts a
     local Dask cluster of ``workers`` processes; any other string is the address
     of a running scheduler.  ``previous``: rows of an earlier run, reused for
     the entries they hold with the same seed and calibration settings
-    (:func:`algebra.numeric.suite.sweep_entries`).
+    (:func:`algebra.numeric.suite.sweep_entries`); ``on_row(row)`` sees each row as it finishes.
     """
     return sweep_entries(_entry_task, entries, settings=settings, seed=seed, progress=progress,
-                         scheduler=scheduler, workers=workers, previous=previous)
+                         scheduler=scheduler, workers=workers, previous=previous, on_row=on_row)

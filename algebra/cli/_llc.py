@@ -55,7 +55,7 @@ def flag_names(table: dict):
 #: The keys every ``llc`` report has (``--json``), in this order.
 SUMMARY_KEYS = ("estimate", "stderr", "ci95", "exact_lambda", "multiplicity", "relative_error", "verdict", "seed",
                 "settings")
-_OPTIONAL_KEYS = ("model", "chosen", "reasons", "theorem", "num_params", "n")
+_OPTIONAL_KEYS = ("model", "chosen", "reasons", "theorem", "num_params", "n", "target", "bias_allowance", "laplace")
 _PER_TEMPERATURE_KEYS = ("nbeta", "estimate", "stderr", "ess", "rhat", "burnin", "accept_rate", "divergent")
 
 
@@ -86,9 +86,32 @@ def llc_summary(row: dict) -> dict:
     and the multi-temperature fit with its per-temperature diagnostics."""
     out = {k: row.get(k) for k in SUMMARY_KEYS}
     out.update({k: row[k] for k in _OPTIONAL_KEYS if k in row})
-    out["multi_temperature"] = row["details"]["multi_temperature"]
+    det = row["details"]
+    out.setdefault("target", det.get("target"))
+    out.setdefault("bias_allowance", det.get("bias_allowance"))
+    out["finite_temperature"] = {"laplace": det.get("laplace"), "nbetas": det["settings"].get("nbetas"),
+                                 "gamma": det.get("gamma"), "hessian": det.get("spectrum")}
+    out["supports"] = _supports(row)
+    out["multi_temperature"] = det["multi_temperature"]
     out["per_temperature"] = [{k: e[k] for k in _PER_TEMPERATURE_KEYS} for e in row["details"]["per_temperature"]]
     return out
+
+
+def _supports(row: dict) -> str:
+    """One sentence: what the printed numbers support, by the verdict (never by the exact value).
+
+    Examples
+    --------
+    >>> _supports({"verdict": "ok", "details": {"target": "population"}})
+    'the estimate and its 95% interval, for the population learning coefficient'
+    >>> _supports({"verdict": "suspect", "details": {"target": "empirical"}})[:60]
+    'nothing beyond a rough value: a diagnostic failed (reasons),'
+    """
+    target = (row.get("details") or {}).get("target") or row.get("target") or "population"
+    if row["verdict"] == "ok":
+        return f"the estimate and its 95% interval, for the {target} learning coefficient"
+    return ("nothing beyond a rough value: a diagnostic failed (reasons), so neither the +- nor the interval "
+            f"is supported as an error bar for the {target} learning coefficient")
 
 
 def print_llc(row: dict, as_json: bool, extra: dict | None = None) -> int:
@@ -97,14 +120,26 @@ def print_llc(row: dict, as_json: bool, extra: dict | None = None) -> int:
         print(json.dumps({**llc_summary(row), **(extra or {})}, indent=2, default=float))
     else:
         rel = row["relative_error"]
+        det = row.get("details") or {}
+        allow = det.get("bias_allowance")
+        lap = det.get("laplace") or []
+        nbs = (det.get("settings") or {}).get("nbetas") or []
+        caveat = "" if row["verdict"] == "ok" else "  [not supported: verdict suspect]"
         lines = [
             ("model", row["model"]),
-            ("estimate", f"{row['estimate']:.4f} +- {row['stderr']:.4f}  ({row['chosen']})"),
-            ("95% interval", f"[{row['ci95'][0]:.4f}, {row['ci95'][1]:.4f}]"),
+            ("target", f"{det.get('target', 'population')} learning coefficient at w*"),
+            ("estimate", f"{row['estimate']:.4f} +- {row['stderr']:.4f} (Monte Carlo, {row['chosen']}){caveat}"),
+            ("finite-nbeta allowance", "none (one temperature)" if allow is None else
+             f"+{allow:.4f} (from the ladder's rise; only the interval's upper end carries it)"),
+            ("95% interval", f"[{row['ci95'][0]:.4f}, {row['ci95'][1]:.4f}]{caveat}"),
+            ("Laplace prediction", ", ".join(f"{v:.4g} at nbeta={b:.4g}" for v, b in zip(lap, nbs) if v is not None)
+             + f" (Gaussian, gamma={det.get('gamma')})" if any(v is not None for v in lap) else "unavailable"),
             ("exact lambda", f"{row['exact_lambda']} (m = {row['multiplicity']})"
              if row["exact_lambda"] is not None else "unknown"),
             ("relative error", "-" if rel is None else f"{100 * rel:+.2f}%"),
-            ("verdict", row["verdict"] + ("" if not row["reasons"] else ": " + "; ".join(row["reasons"]))),
+            ("verdict", row["verdict"] + ("" if not row["reasons"] else ": " + "; ".join(row["reasons"]))
+             + ("" if row["verdict"] == "ok" else " (exit status 1)")),
+            ("supports", _supports(row)),
             ("seed", str(row["seed"])),
         ]
         width = max(len(k) for k, _ in lines)

@@ -54,7 +54,7 @@ def _run_dln(args) -> int:
 
 def _run_suite(args) -> int:
     from algebra.claims.llc_suites import SUITE, VALIDATION, run_suite
-    from algebra.numeric.suite import dump_rows, plot_suite, plot_traces, summarize, write_table
+    from algebra.numeric.suite import dump_rows, entry_key, plot_suite, plot_traces, summarize, write_table
 
     entries, stem = (SUITE, "llc_suite") if args.which == "calibration" else (VALIDATION, "llc_validation")
     os.makedirs(args.out, exist_ok=True)
@@ -64,9 +64,19 @@ def _run_suite(args) -> int:
         from algebra.numeric.suite import load_rows
 
         previous = load_rows(os.path.join(args.out, f"{stem}.json"))
+    json_path = os.path.join(args.out, f"{stem}.json")
+    keep = {entry_key(r["family"], r["args"]): r for r in previous or ()}
+    order = [entry_key(e.family, e.args) for e in entries]
+
+    def on_row(row):
+        # every finished row goes to disk at once (atomically), beside the earlier run's rows,
+        # so a killed suite resumes with --resume and redoes only the missing entries
+        keep[entry_key(row["family"], row["args"])] = row
+        dump_rows([keep[k] for k in order if k in keep], json_path)
+
     with flag_names(_FLAGS):
         rows = run_suite(settings=llc_settings(args), seed=args.seed, progress=not args.json, entries=entries,
-                         previous=previous, **runner)
+                         previous=previous, on_row=on_row, **runner)
     table = write_table(rows, os.path.join(args.out, f"{stem}.md"))
     dump_rows(rows, os.path.join(args.out, f"{stem}.json"))
     figs = []

@@ -40,7 +40,7 @@ import numpy as np
 
 from algebra.errors import InputError
 
-__all__ = ["SamplerRun", "METHODS", "sample"]
+__all__ = ["SamplerRun", "METHODS", "sample", "extend_run"]
 
 METHODS = ("sgld", "rmsprop_sgld", "mala", "hmc")
 
@@ -85,6 +85,10 @@ class SamplerRun:
         transitions", Betancourt 2017): the step is too large for some
         region of the posterior (a funnel), which the chain then rarely
         enters, so the estimate is biased although every chain agrees.
+    inv_mass : ndarray (P,) or None
+        HMC's diagonal inverse mass after warm-up (ones unless adapted),
+        so that :func:`sample` can continue the chains (``init``,
+        ``step_size`` and ``inv_mass`` of this run, ``num_warmup=0``).
     """
 
     losses: np.ndarray
@@ -101,6 +105,7 @@ class SamplerRun:
     warmup_losses: np.ndarray = field(repr=False, default=None)
     radii: np.ndarray = field(repr=False, default=None)
     energy_errors: np.ndarray = field(repr=False, default=None)
+    inv_mass: np.ndarray = field(repr=False, default=None)
 
     @property
     def divergent(self) -> np.ndarray:
@@ -195,7 +200,9 @@ class _Kernel:
     """What a step function reads besides the chains and ``eps``: the fixed options and per-method state.
 
     ``inv_mass`` is HMC's diagonal ``M^-1`` (set by :class:`_WarmUp` when it adapts the mass);
-    ``v_rms`` RMSProp-SGLD's running second moments (started at the curvature ``stiff``).
+    ``v_rms`` RMSProp-SGLD's running second moments (started at the curvature ``stiff``);
+    ``jitter`` HMC's step multipliers ``(low, high)``: uniform between them when ``high / low <= 3``,
+    log-uniform otherwise (see :func:`_hmc_step`).
     """
 
     target: _Target
@@ -208,6 +215,7 @@ class _Kernel:
     stiff: float | None
     inv_mass: np.ndarray
     v_rms: np.ndarray | None = None
+    jitter: tuple = (0.5, 1.5)
 
 
 def _drift_gradient(chains: _Chains, kernel: _Kernel) -> np.ndarray:
@@ -300,10 +308,15 @@ def _hmc_step(chains: _Chains, eps: np.ndarray, kernel: _Kernel) -> tuple:
     """
     streams, inv_mass, steps = kernel.streams, kernel.inv_mass, kernel.leapfrog_steps
     p = streams.normal() / np.sqrt(inv_mass)
-    # step jittered uniformly in [0.5, 1.5] eps per chain and iteration: a fixed
-    # trajectory length can be a whole period on near-Gaussian directions and
-    # return to its start (measured: regular 2-parameter model, ESS 61 of 4800)
-    se = (eps * (0.5 + streams.uniform()))[:, None]
+    # step jittered per chain and iteration: a fixed trajectory length can be a
+    # whole period on near-Gaussian directions and return to its start
+    # (measured: regular 2-parameter model, ESS 61 of 4800).  A wide, log-uniform
+    # jitter also gives a chain on a funnel arm, where the adapted step is past
+    # the local stability limit, some steps short enough to move there.
+    lo, hi = kernel.jitter
+    u = streams.uniform()
+    mult = lo + (hi - lo) * u if hi <= 3 * lo else lo * (hi / lo) ** u
+    se = (eps * mult)[:, None]
     Wq, Gq = chains.W, chains.G
     pq = p - 0.5 * se * Gq
     for i in range(int(steps)):
@@ -328,34 +341,63 @@ class _WarmUp:
     """Warm-up adaptation shared by every method.
 
     Step size: Robbins-Monro on ``log eps`` towards ``accept_target`` (methods that report an
-    acceptance), averaged over the second half of the warm-up and fixed at the end to the median
-    over chains.  Mass (HMC, ``adapt_mass``): the pooled per-coordinate variance of warm-up steps
-    ``[W/5, 2W/5)`` becomes ``M^-1``, and the step-size adaptation restarts after it.
+    acceptance), averaged over the second half of the warm-up (or of what is left of it after the
+    last mass update) and fixed at the end: to the median over chains (``step_pool="median"``) or
+    to each chain's own average (``"chain"``: a chain that spent the warm-up in a narrow region
+    keeps the small step it needs there).
+
+    Mass (HMC only):
+
+    ``adapt_mass=True``
+        One window: the pooled per-coordinate variance of warm-up steps ``[W/5, 2W/5)``.
+    ``adapt_mass="windowed"``
+        Stan's windowed adaptation (Stan Reference Manual, "HMC algorithm parameters"): an
+        initial buffer of 15% of the warm-up, then slow windows of 25, 50, 100, ... steps (the
+        last stretched to end where a terminal buffer of 10% starts); at the end of each window
+        the pooled variance of the live chains' positions over that window, shrunk towards a
+        small multiple of its median as Stan shrinks towards ``10^-3``
+        (``k/(k+5) var + 5/(k+5) 10^-3 median(var)`` for ``k`` steps), becomes ``M^-1``.
+
+    Either way ``M^-1`` is normalised to geometric mean 1 (so ``eps`` keeps its meaning as the
+    typical step) and the step-size adaptation restarts after each update.
     """
 
-    def __init__(self, chains: int, dim: int, num_warmup: int, *, adapt: bool, adapt_mass: bool, accept_target):
+    def __init__(self, chains: int, dim: int, num_warmup: int, *, adapt: bool, adapt_mass, accept_target,
+                 step_pool: str = "median"):
         self.chains, self.num_warmup = chains, num_warmup
         self.adapt, self.adapt_mass, self.accept_target = adapt, adapt_mass, accept_target
-        self.mass_start, self.mass_end = num_warmup // 5, 2 * num_warmup // 5
-        self.mass_sum, self.mass_sq, self.mass_count = np.zeros(dim), np.zeros(dim), 0
+        self.step_pool = step_pool
+        self.windows = _mass_windows(num_warmup, adapt_mass)
+        self.dim = dim
+        self._reset_window()
         self.t0 = 0  # the step the step-size adaptation (re)started at
         self.log_eps_sum, self.log_eps_count = np.zeros(chains), 0
 
+    def _reset_window(self) -> None:
+        self.mass_sum, self.mass_sq, self.mass_count = np.zeros(self.dim), np.zeros(self.dim), 0
+        self.window_steps = 0
+
     def _mass(self, t: int, W: np.ndarray, ok: np.ndarray, kernel: _Kernel) -> None:
-        """Pool the live chains' positions; at the window's end set ``kernel.inv_mass`` and restart."""
-        if self.mass_start <= t < self.mass_end:
-            self.mass_sum += W[ok].sum(axis=0)
-            self.mass_sq += (W[ok] ** 2).sum(axis=0)
-            self.mass_count += int(ok.sum())
-        if t == self.mass_end - 1 and self.mass_count > 1:
+        """Pool the live chains' positions in the current window; at its end set ``kernel.inv_mass``."""
+        window = next(((a, b) for a, b in self.windows if a <= t < b), None)
+        if window is None:
+            return
+        self.mass_sum += W[ok].sum(axis=0)
+        self.mass_sq += (W[ok] ** 2).sum(axis=0)
+        self.mass_count += int(ok.sum())
+        self.window_steps += 1
+        if t == window[1] - 1 and self.mass_count > 1:
             var = self.mass_sq / self.mass_count - (self.mass_sum / self.mass_count) ** 2
-            var = np.maximum(var, 1e-12 * max(var.max(), 1e-300))
+            var = np.maximum(var, 1e-12 * max(float(var.max()), 1e-300))
+            if self.adapt_mass == "windowed":
+                k = self.window_steps
+                var = k / (k + 5.0) * var + 5.0 / (k + 5.0) * 1e-3 * float(np.median(var))
             scale = float(np.exp(np.mean(np.log(var))))
             kernel.inv_mass = var / scale
-            # keep the typical step per coordinate: eps * sqrt(inv_mass) ~ eps
             self.t0 = t + 1
             self.log_eps_sum[:] = 0.0
             self.log_eps_count = 0
+            self._reset_window()
 
     def update(self, t: int, W: np.ndarray, ok: np.ndarray, accept, eps: np.ndarray, kernel: _Kernel) -> np.ndarray:
         """The step sizes after warm-up step ``t`` (``ok``: chains not diverged; ``accept`` may be None)."""
@@ -369,8 +411,40 @@ class _WarmUp:
                 self.log_eps_sum += np.log(eps)
                 self.log_eps_count += 1
         if t == self.num_warmup - 1 and self.adapt and self.log_eps_count:
-            eps = np.full(self.chains, float(np.exp(np.median(self.log_eps_sum / self.log_eps_count))))
+            mean_log = self.log_eps_sum / self.log_eps_count
+            if self.step_pool == "chain":
+                eps = np.exp(mean_log)
+            else:
+                eps = np.full(self.chains, float(np.exp(np.median(mean_log))))
         return eps
+
+
+def _mass_windows(num_warmup: int, adapt_mass) -> list:
+    """The ``[start, end)`` warm-up steps whose positions set the mass matrix (:class:`_WarmUp`).
+
+    Examples
+    --------
+    >>> _mass_windows(1000, True)
+    [(200, 400)]
+    >>> _mass_windows(1000, "windowed")
+    [(150, 175), (175, 225), (225, 325), (325, 900)]
+    >>> _mass_windows(1000, False)
+    []
+    """
+    W = int(num_warmup)
+    if not adapt_mass:
+        return []
+    if adapt_mass is not True:
+        start, end = int(0.15 * W), W - int(0.1 * W)
+        out, size, a = [], 25, start
+        while a + size < end:
+            b = a + size
+            if b + 2 * size > end:  # the next window would not fit: stretch this one to the end
+                b = end
+            out.append((a, b))
+            a, size = b, 2 * size
+        return [w for w in out if w[1] > w[0]] or ([(start, end)] if end > start else [])
+    return [(W // 5, 2 * W // 5)] if 2 * W // 5 > W // 5 else []
 
 
 class _Trace:
@@ -458,6 +532,8 @@ def _check_options(model, method, nbeta, gamma, noise, counts: dict, batch_size,
         # warm-up variances (chains still spreading from w*) gave a worse
         # mass matrix than the identity (ESS dropped 2-10x)
         adapt_mass = False
+    if adapt_mass not in (False, True, "windowed"):
+        raise InputError("adapt_mass", adapt_mass, "False, True or 'windowed'")
     if adapt_mass and method != "hmc":
         raise InputError("adapt_mass", adapt_mass, "False unless method='hmc'")
     return nbeta, gamma, noise, adapt, accept_target, adapt_mass
@@ -472,6 +548,11 @@ def _initial_step_size(model, method: str, nbeta: float, gamma: float, step_size
     if step_size is None:
         # RMSProp divides by sqrt(V) ~ sqrt(stiff), so its step is in those units
         step_size = 0.1 / (np.sqrt(stiff) if method == "rmsprop_sgld" else stiff)
+    arr = np.asarray(step_size, dtype=float) if not isinstance(step_size, str) else None
+    if arr is not None and arr.ndim == 1:
+        if not np.all(np.isfinite(arr)) or not np.all(arr > 0):
+            raise InputError("step_size", step_size, "finite numbers > 0")
+        return arr, stiff
     return _check_positive("step_size", step_size), stiff
 
 
@@ -495,8 +576,9 @@ def sample(model, *, method: str = "mala", nbeta: float, gamma: float = 1.0,
            leapfrog_steps: int = 8, noise: float = 1.0, rmsprop_alpha: float = 0.99,
            rmsprop_eps: float = 1e-8, divergence_limit: float | None = None,
            init_scale: float = 0.0, seed: int = 0, keep_warmup: bool = False,
-           adapt_mass: bool | None = None, init: np.ndarray | None = None,
-           accept_target: float | None = None) -> SamplerRun:
+           adapt_mass: bool | str | None = None, init: np.ndarray | None = None,
+           accept_target: float | None = None, inv_mass: np.ndarray | None = None,
+           jitter: tuple = (0.5, 1.5), step_pool: str = "median") -> SamplerRun:
     """Run ``num_chains`` chains of ``method`` on ``exp(-nbeta L_n - gamma/2 ||w - w*||^2)``.
 
     Parameters
@@ -543,6 +625,16 @@ def sample(model, *, method: str = "mala", nbeta: float, gamma: float = 1.0,
     accept_target : float, optional
         Acceptance rate the warm-up adapts ``eps`` to (MALA/HMC); default
         :data:`ACCEPT_TARGET` of the method.
+    step_size : float or ndarray (chains,), optional
+        An array gives every chain its own step (to continue a run: its ``step_size``).
+    inv_mass : ndarray (P,), optional
+        HMC's starting diagonal ``M^-1`` (default ones; to continue a run: its ``inv_mass``).
+    jitter : (float, float)
+        HMC's step multipliers per chain and transition: uniform in ``[low, high]`` when
+        ``high <= 3 low`` (default ``(0.5, 1.5)``), log-uniform otherwise.
+    step_pool : {"median", "chain"}
+        How the adapted steps are fixed at the end of the warm-up: the median over chains, or
+        each chain's own.
 
     Returns
     -------
@@ -565,6 +657,14 @@ def sample(model, *, method: str = "mala", nbeta: float, gamma: float = 1.0,
     ...
     algebra.errors.InputError: invalid method='nuts': expected one of sgld, rmsprop_sgld, mala, hmc
     """
+    if step_pool not in ("median", "chain"):
+        raise InputError("step_pool", step_pool, "'median' or 'chain'")
+    try:
+        jitter = (float(jitter[0]), float(jitter[1]))
+    except (TypeError, ValueError, IndexError):
+        raise InputError("jitter", jitter, "two numbers 0 < low <= high") from None
+    if not (np.isfinite(jitter[0]) and np.isfinite(jitter[1]) and 0 < jitter[0] <= jitter[1]):
+        raise InputError("jitter", jitter, "two finite numbers 0 < low <= high")
     counts = {"num_chains": (num_chains, 1), "num_draws": (num_draws, 1), "num_warmup": (num_warmup, 0),
               "leapfrog_steps": (leapfrog_steps, 1)}
     nbeta, gamma, noise, adapt, accept_target, adapt_mass = _check_options(
@@ -586,27 +686,81 @@ def sample(model, *, method: str = "mala", nbeta: float, gamma: float = 1.0,
     target = _Target(model, w_star, nbeta, gamma)
     loss_star = float(model.loss(w_star[None])[0])
     W = _initial_positions(w_star, C, init, init_scale, nbeta, streams)
+    if inv_mass is None:
+        inv_mass = np.ones(P)
+    else:
+        inv_mass = np.asarray(inv_mass, dtype=float)
+        if inv_mass.shape != (P,) or not np.all(np.isfinite(inv_mass)) or not np.all(inv_mass > 0):
+            raise InputError("inv_mass", inv_mass.shape, f"{P} finite numbers > 0")
+    eps0 = np.asarray(step_size, dtype=float)
+    if eps0.ndim == 1 and eps0.shape != (C,):
+        raise InputError("step_size", eps0.shape, f"a number or an array of {C} numbers (one per chain)")
     kernel = _Kernel(target, streams, noise, batch_size, leapfrog_steps, rmsprop_alpha, rmsprop_eps, stiff,
-                     inv_mass=np.ones(P))
-    warmup = _WarmUp(C, P, int(num_warmup), adapt=adapt, adapt_mass=adapt_mass, accept_target=accept_target)
+                     inv_mass=inv_mass.copy(), jitter=jitter)
+    warmup = _WarmUp(C, P, int(num_warmup), adapt=adapt, adapt_mass=adapt_mass, accept_target=accept_target,
+                     step_pool=step_pool)
     trace = _Trace(C, int(num_draws), int(num_warmup), keep_warmup=keep_warmup, hmc=method == "hmc")
     chains, eps, divergent_step = _run_chains(
-        _STEPS[method], _Chains(W, *target(W)), np.full(C, float(step_size)), kernel, warmup, trace,
+        _STEPS[method], _Chains(W, *target(W)), np.broadcast_to(eps0, (C,)).astype(float), kernel, warmup, trace,
         total=int(num_warmup) + int(num_draws), loss_star=loss_star, divergence_limit=divergence_limit)
 
     accept_rate = trace.accepted / num_draws if method in ACCEPT_TARGET else None
     trace.losses[divergent_step >= 0] = np.nan
     trace.radii[divergent_step >= 0] = np.nan
     settings = {
-        "method": method, "nbeta": nbeta, "gamma": gamma, "step_size": float(step_size),
+        "method": method, "nbeta": nbeta, "gamma": gamma,
+        "step_size": float(step_size) if eps0.ndim == 0 else "per chain", "jitter": list(jitter),
+        "step_pool": step_pool,
         "num_chains": C, "num_draws": int(num_draws), "num_warmup": int(num_warmup),
         "adapt": bool(adapt), "batch_size": batch_size, "leapfrog_steps": int(leapfrog_steps),
-        "adapt_mass": bool(adapt_mass), "accept_target": accept_target, "noise": noise,
+        "adapt_mass": adapt_mass if adapt_mass == "windowed" else bool(adapt_mass), "accept_target": accept_target, "noise": noise,
         "divergence_limit": float(divergence_limit), "init_scale": init_scale, "n": getattr(model, "n", None),
     }
     return SamplerRun(trace.losses, loss_star, nbeta, gamma, eps.copy(), accept_rate, divergent_step,
                       int(seed), streams.spawn_keys, settings, final=chains.W, warmup_losses=trace.warm,
-                      radii=trace.radii, energy_errors=trace.energy_errors)
+                      radii=trace.radii, energy_errors=trace.energy_errors, inv_mass=kernel.inv_mass.copy())
+
+
+def extend_run(model, run: SamplerRun, *, num_draws: int, seed: int) -> SamplerRun:
+    """``run`` continued by ``num_draws`` more draws: no warm-up, its final positions, steps and mass.
+
+    The continuation draws from the child streams of ``seed`` (give a seed not used before);
+    a chain that had diverged stays out (its draws stay NaN).  The settings record every
+    continuation's seed and length under ``"extended"``.
+
+    Examples
+    --------
+    >>> from algebra.numeric.models import linear_regression_model
+    >>> m = linear_regression_model(2, n=10**9)
+    >>> run = sample(m, method="hmc", nbeta=1e4, num_chains=4, num_draws=100, num_warmup=100, seed=0)
+    >>> longer = extend_run(m, run, num_draws=50, seed=1)
+    >>> longer.losses.shape, longer.settings["extended"]
+    ((4, 150), [[1, 50]])
+    """
+    st = run.settings
+    more = sample(model, method=st["method"], nbeta=run.nbeta, gamma=run.gamma,
+                  step_size=np.asarray(run.step_size, dtype=float), num_chains=st["num_chains"],
+                  num_draws=int(num_draws), num_warmup=0, adapt=False, batch_size=st.get("batch_size"),
+                  leapfrog_steps=st["leapfrog_steps"], noise=st["noise"], divergence_limit=st["divergence_limit"],
+                  seed=int(seed), init=run.final, accept_target=st.get("accept_target"),
+                  inv_mass=run.inv_mass, jitter=tuple(st.get("jitter", (0.5, 1.5))),
+                  step_pool=st.get("step_pool", "median"))
+    old_n = run.losses.shape[1]
+    total = st["num_warmup"] + old_n + sum(k for _, k in st.get("extended", []))
+    was = run.divergent_step >= 0
+    div = np.where(was, run.divergent_step, np.where(more.divergent_step >= 0, more.divergent_step + total, -1))
+    losses = np.concatenate([run.losses, more.losses], axis=1)
+    radii = np.concatenate([run.radii, more.radii], axis=1)
+    losses[div >= 0] = np.nan
+    radii[div >= 0] = np.nan
+    acc = None
+    if run.accept_rate is not None:
+        acc = (run.accept_rate * old_n + more.accept_rate * int(num_draws)) / (old_n + int(num_draws))
+    energy = None if run.energy_errors is None else run.energy_errors + more.energy_errors
+    settings = dict(st, extended=[*st.get("extended", []), [int(seed), int(num_draws)]])
+    return SamplerRun(losses, run.loss_star, run.nbeta, run.gamma, run.step_size, acc, div, run.seed,
+                      run.chain_spawn_keys, settings, final=more.final, warmup_losses=run.warmup_losses,
+                      radii=radii, energy_errors=energy, inv_mass=run.inv_mass)
 
 
 def top_curvature(model, *, iterations: int = 50, seed: int = 0) -> float:

@@ -93,7 +93,8 @@ def llc_row(model, coefficient, *, family: str, args: tuple, settings: Calibrati
         "relative_error": (res.estimate - lam) / lam if lam else None,
         "covered": None if lam is None else bool(res.ci95[0] <= lam <= res.ci95[1]),
         "verdict": res.verdict, "reasons": list(res.reasons),
-        "bias_bound": res.bias_bound,
+        "bias_bound": res.bias_allowance, "bias_allowance": res.bias_allowance,
+        "target": res.target, "laplace": list(res.laplace),
         "seed": seed, "seconds": time.perf_counter() - t0, "details": res.to_json(),
         "trace": res.trace,
     }
@@ -121,7 +122,7 @@ def _reusable(row: dict, settings: CalibrationSettings, seed: int) -> bool:
 
 def sweep_entries(task, entries, *, settings: CalibrationSettings | None = None, seed: int = 0,
                   progress: bool = True, scheduler: str = "serial", workers: int | None = None,
-                  previous=None) -> list:
+                  previous=None, on_row=None) -> list:
     """Run ``task`` on every entry, one task each through :func:`algebra.sweep.run_sweep`; the rows in entry order.
 
     ``task(item)`` gets ``{"family", "args", "seed", "settings"}`` and returns a
@@ -135,6 +136,9 @@ def sweep_entries(task, entries, *, settings: CalibrationSettings | None = None,
     row is there with the same seed and the same calibration settings is not
     run again; its row is kept with ``"reused": True`` (a suite is run once
     with the calibration frozen, and entries added later are run alone).
+
+    ``on_row(row)``: called in this process with each row as its task finishes (the suite
+    command writes its JSON there, so a killed run keeps every finished row for ``--resume``).
     """
     from algebra.sweep import run_sweep
 
@@ -142,8 +146,9 @@ def sweep_entries(task, entries, *, settings: CalibrationSettings | None = None,
     done = {entry_key(r["family"], r["args"]): r for r in previous or () if _reusable(r, settings, seed)}
     todo = [e for e in entries if entry_key(e.family, e.args) not in done]
     items = [{"family": e.family, "args": e.args, "seed": seed, "settings": settings} for e in todo]
+    hook = None if on_row is None else (lambda _k, row: on_row({c: v for c, v in row.items() if c != "settings"}))
     rows = run_sweep(task, items, scheduler=scheduler, workers=workers, progress=progress, desc="llc suite",
-                     key=lambda it: f"{it['family']} {it['args']!r}") if items else []
+                     key=lambda it: f"{it['family']} {it['args']!r}", on_result=hook) if items else []
     fresh = {entry_key(e.family, e.args): {k: v for k, v in r.items() if k != "settings"} for e, r in zip(todo, rows)}
     return [fresh.get(k) or dict(done[k], reused=True) for k in (entry_key(e.family, e.args) for e in entries)]
 
