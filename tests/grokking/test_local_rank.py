@@ -52,3 +52,18 @@ def test_the_dyadic_scale_keeps_the_rank():
 def test_short_hex_round_trips():
     for v in np.random.default_rng(0).standard_normal(50):
         assert float.fromhex(short_hex(v)) == v
+
+
+@pytest.mark.parametrize("p,K,f", [(5, 8, 0.6), (7, 16, 0.4), (7, 4, 1.0)])
+def test_block_bound_is_a_lower_bound_of_the_certified_dimension(p, K, f):
+    """The sparse block point's rank never exceeds the engine's certified generic rank, and equals it when it
+    reaches the cap p (N - 1)."""
+    from algebra.engine import dimension
+    from algebra.grokking.local_rank import block_lower_bound
+
+    t = modular_addition(p, f, seed=2)
+    a, b = t.a[t.train], t.b[t.train]
+    r = block_lower_bound(p, K, a, b)
+    d = dimension(DataRestrictedQuadratic(p, K, a, b))
+    assert d.certified and r["lower"] <= d.dimension <= r["cap"]
+    assert r["lower"] == sum(r["blocks"]) and (r["lower"] < r["cap"] or r["lower"] == d.dimension)

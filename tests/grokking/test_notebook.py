@@ -11,3 +11,4 @@ def test_notebook_07_runs(tmp_path):
     assert "validation accuracy >= 0.95 at epoch" in text and "at epoch None" not in text
     assert "certified data dimension" in text
     assert (tmp_path / "grokking_nb.png").exists() and (tmp_path / "gsm_nb.png").exists()
+    assert "certified rank" in text and "Basin verdict" in text
