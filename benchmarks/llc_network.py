@@ -130,14 +130,14 @@ def target_model(a):
 def calibration_settings(a):
     """The frozen procedure, with only the budget (chains, draws, warm-up, doubling) reduced where asked.
 
-    ``--gamma-scaled`` changes the localization itself: for diagnosis only (the row says so).
+    ``--gamma`` changes the localization itself: for diagnosis only (the row says so).
     """
     from dataclasses import replace
 
     from algebra.numeric.calibration import CalibrationSettings
 
     budget = {"num_chains": a.chains, "num_draws": a.draws, "num_warmup": a.warmup, "draws_growth": a.growth,
-              "gamma_scaled": a.gamma_scaled}
+              "gamma": a.gamma}
     budget = {k: v for k, v in budget.items() if v is not None}
     return replace(CalibrationSettings(), **budget), budget
 
@@ -170,7 +170,8 @@ def run_calibrated(a) -> None:
         "exact_lambda": str(lc.lam), "multiplicity": lc.multiplicity,
         "estimate": res.estimate, "stderr": res.stderr, "ci95": list(res.ci95), "verdict": res.verdict,
         "reasons": list(res.reasons), "nbetas": res.settings["nbetas"], "curvature": res.curvature,
-        "gamma": res.gamma, "bias_bound": res.bias_bound, "seconds": secs,
+        "gamma": res.gamma, "bias_bound": res.bias_allowance, "bias_allowance": res.bias_allowance,
+        "target": res.target, "laplace": list(res.laplace), "spectrum": res.spectrum, "seconds": secs,
         "per_temperature": [e.to_json() for e in res.per_temperature],
         "peak_rss_mib": peak_rss_mib(), "rss_before_sampling_mib": rss0,
         "settings": settings.to_json(), "budget_changed_from_frozen": budget, "seed": a.seed,
@@ -378,8 +379,8 @@ def main(argv=None) -> int:
     p.add_argument("--warmup", type=int, default=None, help="calibrated: warm-up (default: frozen)")
     p.add_argument("--growth", type=float, default=None,
                    help="calibrated: draws growth per decade of nbeta (default: frozen)")
-    p.add_argument("--gamma-scaled", type=float, default=None,
-                   help="calibrated, diagnosis only: localization gamma in units of h (frozen: 1)")
+    p.add_argument("--gamma", type=float, default=None,
+                   help="calibrated, diagnosis only: localization gamma (frozen: 1, parameter units)")
     p.add_argument("--tag", default="", help="calibrated: suffix of the JSON file name")
     p.add_argument("--chunk", type=int, default=None)
     p.add_argument("--seed", type=int, default=0)

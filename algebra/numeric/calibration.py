@@ -339,6 +339,13 @@ def calibrated_llc(model, *, settings: CalibrationSettings | None = None, seed: 
         For an unknown ``target``, a model without curvature or input covariance at ``w*``,
         or one on which every chain diverges at every temperature.
 
+    References
+    ----------
+    The chain-wise estimator and its ``-(m-1)/log(nbeta)`` correction: the grokking paper,
+    Appendix B, eq. (7) (``../shared/papers``); Watanabe, *Algebraic Geometry and Statistical
+    Learning Theory* (2009), Thm 6.2 and the WBIC theorem for the temperature cap; Betancourt,
+    "A Conceptual Introduction to Hamiltonian Monte Carlo" (2017) for the HMC diagnostics.
+
     Examples
     --------
     >>> from algebra.numeric.models import linear_regression_model

@@ -115,7 +115,13 @@ class SamplerRun:
 class _Streams:
     """Per-chain random streams, drawn in blocks so the Python loop over chains is rare."""
 
-    def __init__(self, seed: int, chains: int, dim: int, block: int = 256):
+    def __init__(self, seed: int, chains: int, dim: int, block: int | None = None):
+        # a block of normals is (block, chains, dim), built from one (block, dim) draw per chain: at
+        # 256 rows that was 2 x 20 MiB per chain at P = 10^4 (the "~56 MiB per chain" of the network-
+        # scale runs), so the block holds at most 2^17 numbers per chain (1 MiB).  Each chain's
+        # generator yields the same sequence whatever the block (numpy draws consecutively).
+        if block is None:
+            block = max(1, min(256, (1 << 17) // max(int(dim), 1)))
         root = np.random.SeedSequence(seed)
         self.children = root.spawn(chains)
         self.spawn_keys = [list(c.spawn_key) for c in self.children]

@@ -110,10 +110,24 @@ def test_torch_model_gets_the_calibrated_procedure():
     tm = TorchModel(net, half_mse, (X, Y), chunk=5000)
     res = calibrated_llc(tm, settings=CalibrationSettings(num_chains=16, num_draws=400, num_warmup=200,
                                                           draws_growth=1.0), seed=0)
-    nb, h = res.per_temperature[-1].nbeta, res.curvature
-    exact = sum(nb * e / (2 * (nb * e + h)) for e in np.linalg.eigvalsh(tm.hessian_vector(tm.w_star, np.eye(3))))
+    nb = res.per_temperature[-1].nbeta
+    exact = sum(nb * e / (2 * (nb * e + res.gamma)) for e in np.linalg.eigvalsh(tm.hessian_vector(tm.w_star, np.eye(3))))
     assert abs(res.estimate - exact) < 4 * res.stderr
+    assert res.laplace[-1] == pytest.approx(exact, rel=1e-6)  # the Laplace reference is exact here
     assert res.verdict == "suspect" and any("too small" in r for r in res.reasons)
+
+
+@pytest.mark.slow
+def test_torch_model_empirical_target():
+    """The same module's own-data coefficient (target='empirical'): no cap, d/2 = 3/2 at the least-squares
+    point, as the TorchModel docstring's example."""
+    from algebra.numeric.calibration import FAST, calibrated_llc
+    from algebra.numeric.torch_backend import TorchModel
+
+    net, X, Y = _data(n=2000)  # at the least-squares point
+    res = calibrated_llc(TorchModel(net, half_mse, (X, Y)), settings=FAST, seed=0, target="empirical")
+    assert res.target == "empirical" and not any("too small" in r for r in res.reasons)
+    assert abs(res.estimate - 1.5) < 4 * res.stderr
 
 
 def test_chain_noise_does_not_depend_on_the_number_of_chains():

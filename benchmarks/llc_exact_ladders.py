@@ -1,0 +1,121 @@
+"""Exact tempered ladders of the Newton toys, and the finite-temperature allowance checked on them.
+
+For ``K(w) = 1/2 sum_i g_i(w)^2`` with two parameters, the localized tempered
+expectation ``F(nbeta) = E[nbeta K]`` under ``exp(-nbeta K - gamma/2 ||w||^2)``
+(gamma = 1, the calibration's) is computed by quadrature
+(:func:`algebra.numeric.estimators.tempered_expectation`, sinh-spaced nodes)
+at ``nbeta = 10^3 ... 10^12``: no sampling, so these ladders are what a
+perfect sampler would return.  Against the exact lambda (Newton polyhedron)
+they show how the finite-temperature value approaches lambda, and they
+check the calibration's allowance (:func:`algebra.numeric.calibration.combine_temperatures`):
+the ratio of the bias left at ``10^6`` to the ladder's rise from ``10^4``.
+
+    .venv/bin/python benchmarks/llc_exact_ladders.py --write     # table into BENCHMARKS.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+from fractions import Fraction
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from algebra.numeric.estimators import tempered_expectation  # noqa: E402
+
+# (name, K's generators as a function of the (points, 2) array, lambda, m) -- lambda and m from
+# algebra.slt.newton on the same generators (checked below), never typed from a paper
+TOYS = (
+    ("x*y", lambda W: (W[:, 0] * W[:, 1]) ** 2),
+    ("x^2*y^2", lambda W: (W[:, 0] * W[:, 1]) ** 4),
+    ("x^2; y^3", lambda W: W[:, 0] ** 4 + W[:, 1] ** 6),
+    ("x^2*y; y^2", lambda W: (W[:, 0] ** 2 * W[:, 1]) ** 2 + W[:, 1] ** 4),
+    ("x*y^2", lambda W: (W[:, 0] * W[:, 1] ** 2) ** 2),
+    ("x; y", lambda W: W[:, 0] ** 2 + W[:, 1] ** 2),
+)
+DECADES = tuple(range(3, 13))
+GAMMA = 1.0
+
+
+class _Toy:
+    def __init__(self, f):
+        self.f, self.w_star = f, np.zeros(2)
+
+    def loss(self, W):
+        return 0.5 * self.f(np.atleast_2d(W))
+
+
+def exact_lambda(name: str):
+    """``(lambda, m)`` of ``sum g_i^2`` by the Newton polyhedron (:func:`algebra.slt.newton.newton_rlct`)."""
+    from algebra.claims.llc_suites import exact_coefficient
+
+    lc = exact_coefficient("poly", tuple(name.split("; ")))
+    return Fraction(lc.lam), int(lc.multiplicity)
+
+
+def ladders() -> dict:
+    out = {}
+    for name, f in TOYS:
+        toy = _Toy(f)
+        out[name] = {k: tempered_expectation(toy, 10.0**k, GAMMA, points=2001, core=0.05 / (10.0**k) ** 0.25)
+                     for k in DECADES}
+    return out
+
+
+def table(lad: dict) -> str:
+    lines = ["| toy | lambda (m) | F at nbeta = 10^4, 10^6, 10^8, 10^12 | bias at 10^6 | rise 10^4 -> 10^6 "
+             "| bias / rise (allowance: 3.0) | fit a + b/u + c/u^2 on 10^4..10^6: intercept (b) |",
+             "|---|---|---|---|---|---|---|"]
+    for name, _ in TOYS:
+        lam, m = exact_lambda(name)
+        F = lad[name]
+        bias = float(lam) - F[6]
+        rise = F[6] - F[4]
+        u = np.array([k * math.log(10) for k in (4, 5, 6)])
+        A = np.stack([np.ones(3), 1 / u, 1 / u**2], axis=1)
+        c = np.linalg.solve(A, np.array([F[4], F[5], F[6]]))
+        ratio = bias / rise if rise > 0 else float("nan")
+        lines.append(f"| `{name}` | {lam} ({m}) | {F[4]:.4f}, {F[6]:.4f}, {F[8]:.4f}, {F[12]:.4f} | "
+                     f"{100 * bias / float(lam):+.1f}% | {rise:.4f} | {ratio:.2f} | "
+                     f"{100 * (c[0] - float(lam)) / float(lam):+.1f}% ({c[1]:+.2f}) |")
+    return "\n".join(lines)
+
+
+def write_benchmarks(body: str, command: str) -> None:
+    path = os.path.join(os.path.dirname(__file__), "..", "BENCHMARKS.md")
+    text = open(path).read()
+    start, end = "<!-- llc_exact_ladders -->", "<!-- /llc_exact_ladders -->"
+    block = f"{start}\nWritten by `{command}`.\n\n{body}\n{end}"
+    if start in text:
+        a, b = text.index(start), text.index(end) + len(end)
+        text = text[:a] + block + text[b:]
+    else:
+        raise SystemExit(f"BENCHMARKS.md has no {start} marker")
+    from algebra.files import write_atomic
+
+    write_atomic(path, text.encode())
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--write", action="store_true", help="replace the table in BENCHMARKS.md")
+    p.add_argument("--json", default=None, help="also write the ladders to this file")
+    a = p.parse_args(argv)
+    lad = ladders()
+    body = table(lad)
+    print(body)
+    if a.json:
+        with open(a.json, "w") as fh:
+            json.dump({k: {str(d): v for d, v in r.items()} for k, r in lad.items()}, fh, indent=1)
+    if a.write:
+        write_benchmarks(body, "python benchmarks/llc_exact_ladders.py --write")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
