@@ -1,4 +1,5 @@
-"""Every integer option of ``neuroalgebra`` refuses non-ASCII digits, and ``--prime`` 2 or 3 never crashes.
+"""Every integer option of ``neuroalgebra`` refuses non-ASCII digits, and ``--prime`` 2 or 3 never crashes;
+every real option (:func:`algebra.cli.args.real_arg`) also refuses NaN and infinities.
 
 The options are found by walking the argparse parser (:func:`algebra.cli.build_parser`), so a new
 subcommand or option is covered without editing this file: a scalar integer option is one whose type
@@ -115,6 +116,9 @@ def _is_scalar_integer(action) -> bool:
 
 
 SCALARS = [(path, flag) for path, flag, action in OPTIONS if _is_scalar_integer(action)]
+# real options built by algebra.cli.args.real_arg (float() reads '١', 'nan', 'infinity' and '1e999' -> inf)
+REALS = [(path, flag) for path, flag, action in OPTIONS if getattr(action.type, "real_option", None)]
+HOSTILE_REALS = ("١", "nan", "inf", "1e999", "0x10")
 PRIMES = sorted({path for path, flag, _ in OPTIONS if flag == "--prime"})
 
 
@@ -141,6 +145,10 @@ def test_the_walk_finds_the_integer_options():
     assert ("dim", "mlp") in PRIMES and ("secant",) in PRIMES
 
 
+def test_the_walk_finds_the_real_options():
+    assert {(("attention-rank", "train"), "--lr"), (("attention-rank", "matrix"), "--beta")} <= set(REALS)
+
+
 def test_no_option_uses_bare_int():
     # int() reads '١' as 1: the option would silently run another command than the one typed
     bare = [f"{' '.join(path)} {flag}" for path, flag, action in OPTIONS if action.type is int]
@@ -160,10 +168,17 @@ def test_every_prime_command_has_a_command_line():
     assert set(PRIMES) == set(PRIME_COMMANDS)
 
 
-@pytest.mark.parametrize("digit", DIGITS)
-@pytest.mark.parametrize("path,flag", SCALARS, ids=[f"{'-'.join(p)}{f}" for p, f in SCALARS])
-def test_scalar_integer_option_refuses_non_ascii_digits(path, flag, digit):
-    code, text = _run([*path, flag, digit])
+# every scalar integer option with each hostile digit, every real option with each hostile real
+SCALAR_CASES = ([pytest.param(path, flag, digit, id=f"{'-'.join(path)}{flag}-{digit}",
+                              marks=() if digit == HOSTILE[0] else pytest.mark.slow)
+                 for path, flag in SCALARS for digit in HOSTILE] +
+                [pytest.param(path, flag, value, id=f"{'-'.join(path)}{flag}-{value}") for path, flag in REALS
+                 for value in HOSTILE_REALS])
+
+
+@pytest.mark.parametrize("path,flag,value", SCALAR_CASES)
+def test_scalar_option_refuses_hostile_spellings(path, flag, value):
+    code, text = _run([*path, flag, value])
     assert code == 2, text
     assert flag in text and "Traceback" not in text
 

@@ -192,8 +192,16 @@ def attention_matrix(Q, K, beta) -> np.ndarray:
     >>> A = attention_matrix([[1.0, 0.0]], [[1.0, 0.0], [0.0, 1.0]], 0.0)
     >>> A.tolist()
     [[0.5, 0.5]]
+    >>> attention_matrix([[1e300]], [[1e300]], 1.0)
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid Q, K='shapes (1, 1), (1, 1)': expected entries whose scores beta Q K^T are finite in float64
     """
-    S = float(beta) * (np.asarray(Q, dtype=np.float64) @ np.asarray(K, dtype=np.float64).T)
+    Q, K = np.asarray(Q, dtype=np.float64), np.asarray(K, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        S = float(beta) * (Q @ K.T)
+    if not np.isfinite(S).all():  # an overflow would make A NaN, and the searches below never end on NaN
+        raise InputError("Q, K", f"shapes {Q.shape}, {K.shape}", "entries whose scores beta Q K^T are finite in float64")
     S -= S.max(axis=1, keepdims=True)
     E = np.exp(S)
     return E / E.sum(axis=1, keepdims=True)

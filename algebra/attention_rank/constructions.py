@@ -190,6 +190,8 @@ def sphere_construction(d: int, beta: float, eps: float, *, seed: int = 0, patie
             pts[M] = x
             M += 1
             fails = 0
+            if M == max_points:  # full: the rest of the batch has nowhere to go
+                break
     X = pts[:M]
     E = energy[:M]
     return {"d": d, "beta": float(beta), "eps": eps, "M": int(M), "points": X, "delta": delta,
@@ -331,6 +333,9 @@ def interaction_instance(r: int, s: int, eps: float) -> dict:
     K = [[Fraction(int(x), s) for x in u] + [Fraction(-int(u @ u), beta)] for u in grid]
     msgs = [[Fraction(L * int(x), s) for x in v] + [Fraction(1, 2)] for v in vgrid]
     M = len(msgs)
+    if M == 0:  # the cells this eps needs are wider than the grid of keys
+        raise InputError("eps", eps, f"a tolerance whose cell width (L = {L}) leaves a message in the grid of "
+                                     f"{2 * a + 1} keys per axis (r = {r}, s = {s})")
     Q = msgs + [msgs[M // 2]] * max(0, len(K) - M)  # pad with q_0 (the centre message)
     # nearest message cell for every key, clipping outside keys to the boundary
     dec = []

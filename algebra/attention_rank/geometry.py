@@ -267,6 +267,22 @@ def visible_geometry(Q, K, beta: float = 1.0) -> dict:
             "Gamma": float(beta) * mq["radius"] * mk["radius"]}
 
 
+def _log1p_ratio(gamma: float, gap: float) -> float:
+    """``log(1 + gamma / gap^2)`` for ``gamma >= 0 < gap``, also where ``gap^2`` underflows (``--eps 1e-300``).
+
+    Examples
+    --------
+    >>> math.isclose(_log1p_ratio(3.0, 1.0), math.log(4.0)), round(_log1p_ratio(1.0, 1e-300), 3)
+    (True, 1381.551)
+    """
+    q = gap * gap
+    if gamma == 0:
+        return 0.0
+    if gamma <= q:
+        return math.log1p(gamma / q)
+    return math.log(gamma) - 2 * math.log(gap) + math.log1p(q / gamma)
+
+
 class InteractionChain:
     """The SVD chain (F.1)-(F.2) for one head in float64, cached across beta and eps.
 
@@ -366,7 +382,7 @@ class InteractionChain:
         tw = self.tau_width(r, beta)
         rq, rk = self.projected_radii(r)
         gamma = beta * rq * rk
-        logS = 0.5 * r * math.log1p(gamma / (eps - tw) ** 2) if tw < eps else math.inf
+        logS = 0.5 * r * _log1p_ratio(gamma, eps - tw) if tw < eps else math.inf
         return {"r_visible": self.r_visible, "r_int": r, "tau": tau,
                 "sigma_next": float(self.sigma[r]) if r < self.r_visible else 0.0,
                 "delta_Q": delta, "omega_K": omega, "tau_width": tw,

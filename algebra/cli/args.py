@@ -3,7 +3,9 @@
 One mechanism per job: every integer option of every command goes through
 :func:`parse_integer` (ASCII digits only), through an argparse type built
 here (:func:`integer_arg`, :func:`positive_arg`, :func:`nonnegative_arg`,
-:func:`prime_arg`) or through :func:`parse_memory` for byte sizes.  The
+:func:`prime_arg`) or through :func:`parse_memory` for byte sizes; a real
+option through :func:`parse_real` or :func:`real_arg` (ASCII decimal, finite,
+within its bounds).  The
 options several command groups offer are added here too: ``--certificate
 FILE`` (:func:`add_certificate_option`, :func:`write_certificate`) and the
 sweep runner's ``--scheduler``/``--workers``/``--no-worker-timeout`` (:func:`add_sweep_options`,
@@ -30,6 +32,8 @@ __all__ = [
     "positive_arg",
     "nonnegative_arg",
     "prime_arg",
+    "parse_real",
+    "real_arg",
     "add_certificate_option",
     "write_certificate",
     "print_certificate",
@@ -40,6 +44,8 @@ __all__ = [
 # ASCII digits only: int() also reads '١' and '５', str.isdigit() also accepts '²' (which int() refuses).
 # A command line is one spelling of its model: every integer option goes through parse_integer.
 _INTEGER = re.compile(r"[+-]?[0-9]+")
+# the same rule for real numbers: float() also reads '١.٥', '1_0', 'nan' and 'infinity'
+_REAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 # -- argument types ---------------------------------------------------------------------------
@@ -188,6 +194,60 @@ def prime_arg(name: str = "--prime"):
         return value
 
     parse.integer_option = name
+    return parse
+
+
+def parse_real(text, argument: str, *, low: float | None = None, high: float | None = None,
+               low_open: bool = False, high_open: bool = False) -> float:
+    """A finite real number written in ASCII decimal (``0.25``, ``1e-3``), in ``[low, high]`` (ends open on request).
+
+    Examples
+    --------
+    >>> parse_real("1e-3", "--lr", low=0, low_open=True)
+    0.001
+    >>> parse_real("nan", "--eps", low=0, high=1, low_open=True, high_open=True)
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid --eps='nan': expected a number in (0, 1) in ASCII digits
+    >>> parse_real("١", "--beta", low=0)
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid --beta='١': expected a number >= 0 in ASCII digits
+    >>> parse_real("1e308", "--beta", low=0, high=1e6)
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid --beta='1e308': expected a number in [0, 1e+06]
+    """
+    if low is not None and high is not None:
+        what = f"a number in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+    elif low is not None:
+        what = f"a number {'>' if low_open else '>='} {low:g}"
+    elif high is not None:
+        what = f"a number {'<' if high_open else '<='} {high:g}"
+    else:
+        what = "a finite number"
+    t = str(text).strip()
+    if not _REAL.fullmatch(t):
+        raise InputError(argument, text, f"{what} in ASCII digits")
+    value = float(t)  # finite: the pattern has no nan/inf, and an overflow to inf is refused here
+    if not (abs(value) < float("inf") and (low is None or (value > low if low_open else value >= low))
+            and (high is None or (value < high if high_open else value <= high))):
+        raise InputError(argument, text, what)
+    return value
+
+
+def real_arg(name: str, **bounds):
+    """argparse type: :func:`parse_real` (keyword ``bounds`` as there) with a message naming the option ``name``.
+
+    The returned callable carries ``real_option = name`` (the CLI test finds every real option by it).
+    """
+    def parse(text: str) -> float:
+        try:
+            return parse_real(text, name, **bounds)
+        except InputError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parse.real_option = name
     return parse
 
 

@@ -17,23 +17,22 @@ from pathlib import Path
 
 import numpy as np
 
+from algebra.checker.attention import MAX_ENTRIES, MAX_PRODUCT, MAX_SIDE
 from algebra.cli._llc import flag_names
-from algebra.cli.args import integer_arg, parse_integers
+from algebra.cli.args import integer_arg, parse_integers, parse_real, positive_arg, real_arg
 from algebra.errors import InputError
 
 __all__ = ["register"]
 
 
 def _floats(text: str, argument: str, *, lo=None, hi=None) -> tuple[float, ...]:
+    """``"0.5,1"`` -> ``(0.5, 1.0)``: :func:`~algebra.cli.args.parse_real` numbers in ``(lo, hi)``, by commas."""
     try:
-        vals = tuple(float(t) for t in text.split(","))
-    except ValueError:
-        raise InputError(argument, text, "numbers separated by commas") from None
-    if not vals or any(not math.isfinite(v) or (lo is not None and v <= lo) or (hi is not None and v >= hi)
-                       for v in vals):
-        bounds = f" in ({lo}, {hi})" if hi is not None else f" > {lo}"
-        raise InputError(argument, text, f"numbers{bounds} separated by commas")
-    return vals
+        return tuple(parse_real(t, argument, low=lo, high=hi, low_open=True, high_open=True)
+                     for t in str(text).split(","))
+    except InputError:
+        bounds = f" in ({lo:g}, {hi:g})" if hi is not None else f" > {lo:g}"
+        raise InputError(argument, text, f"numbers{bounds} separated by commas") from None
 
 
 def _ints(text: str | None, argument: str):
@@ -81,8 +80,10 @@ def _cmd_heads(args) -> int:
 
     mults = _floats(args.multipliers, "--multipliers", lo=0)
     epss = _floats(args.eps, "--eps", lo=0, hi=1)
-    table = head_table(args.length or 128, multipliers=mults, eps_list=epss, layers=layers, heads=heads,
-                       progress=not args.json)
+    with flag_names({"multipliers": "--multipliers", "eps_list": "--eps", "layers": "--layers", "heads": "--heads",
+                     "length": "--length"}):
+        table = head_table(args.length or 128, multipliers=mults, eps_list=epss, layers=layers, heads=heads,
+                           progress=not args.json)
     if args.plot:
         _plot_heads(table, args.plot)
     if args.json:
@@ -108,8 +109,10 @@ def _emit_heads(args, layers, heads) -> int:
     eps = _floats(args.emit_eps, "--emit-eps", lo=0, hi=1)
     if len(mult) != 1 or len(eps) != 1:
         raise InputError("--emit-multiplier/--emit-eps", (args.emit_multiplier, args.emit_eps), "one number each")
-    entries = emit_head_certificates(args.emit, length=args.length or DEFAULT_LENGTH, multiplier=mult[0],
-                                     eps=eps[0], layers=layers, heads=heads, progress=not args.json)
+    with flag_names({"multiplier": "--emit-multiplier", "eps": "--emit-eps", "layers": "--layers", "heads": "--heads",
+                     "length": "--length"}):
+        entries = emit_head_certificates(args.emit, length=args.length or DEFAULT_LENGTH, multiplier=mult[0],
+                                         eps=eps[0], layers=layers, heads=heads, progress=not args.json)
     write_index(args.emit, index_entries(args.emit))  # every file of the directory, re-checked
     if args.json:
         print(_dump(entries))
@@ -141,10 +144,9 @@ def _plot_heads(table, path):
     plt.close(fig)
 
 
-#: Largest m x n of a user's Q (m, d), K (n, d): the certificate forms m x n matrices (4 million entries: 32 MB).
-MAX_MATRIX_ENTRIES = 4_000_000
-#: Largest m, n or d of a user's Q, K.
-MAX_SIDE = 4096
+# The sizes of a user's Q (m, d), K (n, d) are the independent checker's (a certificate it would refuse after
+# minutes of work is refused before any): each side at most MAX_SIDE, each of Q, K and Q K^T at most MAX_ENTRIES
+# entries, the product Q K^T at most MAX_PRODUCT multiply-adds.
 #: Largest --beta (the constructions use at most 400; --beta 1e308 ran for minutes in the certificate).
 MAX_BETA = 1e6
 
@@ -179,9 +181,12 @@ def _load_qk(path) -> tuple:
             (n, d2), _ = _npz_header(zf, "K", path)
             if d != d2:
                 raise InputError("FILE", f"Q({m}, {d}), K({n}, {d2})", "Q (m, d) and K (n, d) with the same d")
-            if m * n > MAX_MATRIX_ENTRIES:
-                raise InputError("FILE", f"Q({m}, {d}), K({n}, {d})", f"m x n <= {MAX_MATRIX_ENTRIES:,} "
-                                 f"(MAX_MATRIX_ENTRIES; the certificate forms the m x n matrix Q K^T)")
+            # Q K^T costs m n d multiply-adds, a factorisation L R of rank <= min(m, n) up to m n min(m, n)
+            if max(m * d, n * d, m * n) > MAX_ENTRIES or m * n * max(d, min(m, n)) > MAX_PRODUCT:
+                raise InputError("FILE", f"Q({m}, {d}), K({n}, {d})",
+                                 f"m d, n d and m n at most {MAX_ENTRIES:,} and m n max(d, min(m, n)) at most "
+                                 f"{MAX_PRODUCT:,} (the independent checker's MAX_ENTRIES and MAX_PRODUCT for Q, "
+                                 "K, Q K^T and L R)")
         with np.load(path, allow_pickle=False) as data:
             Q, K = np.asarray(data["Q"], dtype=np.float64), np.asarray(data["K"], dtype=np.float64)
     except InputError:
@@ -200,10 +205,8 @@ def _cmd_matrix(args) -> int:
     from algebra.certify.canonical import canonical_bytes, write_atomic
 
     path = Path(args.file)
-    if not (math.isfinite(args.beta) and 0 <= args.beta <= MAX_BETA):
-        raise InputError("--beta", args.beta, f"a finite number in [0, {MAX_BETA:g}] (MAX_BETA)")
     Q, K = _load_qk(path)
-    with flag_names({"eps": "--eps", "beta": "--beta"}):
+    with flag_names({"eps": "--eps", "beta": "--beta", "Q, K": "FILE"}):
         eps = exact_eps(args.eps)
         chain = InteractionChain(Q, K)
         cert = attention_rank_certificate(Q, K, args.beta, eps, source={"file": path.name})
@@ -231,10 +234,9 @@ def _cmd_matrix(args) -> int:
 def _cmd_slopes(args) -> int:
     from algebra.attention_rank.constructions import plot_slopes, slope_table
 
-    if not 0 < args.eps < 1:
-        raise InputError("--eps", args.eps, "a number in (0, 1)")
     fast = args.fast or os.environ.get("NEUROALGEBRA_FAST") == "1"
-    table = slope_table(args.eps, seed=args.seed, fast=fast, progress=not args.json)
+    with flag_names({"eps": "--eps"}):
+        table = slope_table(args.eps, seed=args.seed, fast=fast, progress=not args.json)
     if args.plot:
         plot_slopes(table, args.plot)
     if args.json:
@@ -250,12 +252,9 @@ def _cmd_slopes(args) -> int:
 def _cmd_train(args) -> int:
     from algebra.attention_rank.training import figure5, plot_figure5
 
-    if args.runs < 1 or args.steps < 1:
-        raise InputError("--runs/--steps", (args.runs, args.steps), "positive integers")
-    if not (math.isfinite(args.lr) and args.lr > 0):
-        raise InputError("--lr", args.lr, "a positive number")
-    res = figure5(runs=args.runs, steps=args.steps, seed=args.seed, lr=args.lr,
-                  n_inputs=args.inputs, progress=not args.json)
+    with flag_names({"runs": "--runs", "steps": "--steps", "n_inputs": "--inputs", "lr": "--lr"}):
+        res = figure5(runs=args.runs, steps=args.steps, seed=args.seed, lr=args.lr,
+                      n_inputs=args.inputs, progress=not args.json)
     if args.plot:
         plot_figure5(res, args.plot)
     if args.json:
@@ -270,15 +269,25 @@ def _cmd_train(args) -> int:
 
 
 def _cmd_synthetic(args) -> int:
+    from algebra.certify.canonical import canonical_bytes, write_atomic
+
+    with flag_names({"eps": "--eps"}):
+        written = _synthetic_certificates(args)
+    out_dir = Path(args.directory)
+    for name, cert, what in written:
+        write_atomic(out_dir / name, canonical_bytes(cert) + b"\n")
+        print(f"{name:<32} {cert['kind']:<20} {what}")
+    print(f"{len(written)} certificates written and checked; re-check: python -m algebra.checker {out_dir}")
+    return 0
+
+
+def _synthetic_certificates(args) -> list:
+    """``(file name, certificate, what it proves)`` of every synthetic construction at ``--eps``."""
     from algebra.attention_rank.certificates import certified_range
     from algebra.attention_rank.constructions import cell_width, uniform_cell_payload
     from algebra.certify.attention import interaction_certificate, sphere_certificate
-    from algebra.certify.canonical import canonical_bytes, write_atomic
     from algebra.certify.emit import interval_certificate
 
-    if not 0 < args.eps < 1:
-        raise InputError("--eps", args.eps, "a number in (0, 1)")
-    out_dir = Path(args.directory)
     written = []
     for d in (1, 2, 3, 4):
         for c in (1, 2):
@@ -293,11 +302,7 @@ def _cmd_synthetic(args) -> int:
     for r, s in ((1, 40), (2, 15), (3, 18)):
         cert = interaction_certificate(r, s, args.eps)["certificate"]
         written.append((f"interaction_r{r}_beta{s * s}.json", cert, f"r_eps >= {certified_range(cert)[0]}"))
-    for name, cert, what in written:
-        write_atomic(out_dir / name, canonical_bytes(cert) + b"\n")
-        print(f"{name:<32} {cert['kind']:<20} {what}")
-    print(f"{len(written)} certificates written and checked; re-check: python -m algebra.checker {out_dir}")
-    return 0
+    return written
 
 
 def register(subparsers) -> None:
@@ -327,15 +332,16 @@ def register(subparsers) -> None:
 
     m = sub.add_parser("matrix", help="a checked approximation-rank certificate for your own Q, K (.npz)")
     m.add_argument("file", metavar="FILE.npz")
-    m.add_argument("--beta", type=float, default=1.0)
-    m.add_argument("--eps", type=float, default=0.25)
+    m.add_argument("--beta", type=real_arg("--beta", low=0, high=MAX_BETA), default=1.0,
+                   help=f"inverse temperature, in [0, {MAX_BETA:g}] (MAX_BETA)")
+    m.add_argument("--eps", type=real_arg("--eps"), default=0.25)
     m.add_argument("--certificate", default=None, metavar="FILE.json",
                    help="write the attention_rank certificate (re-check with python -m algebra.checker)")
     m.add_argument("--json", action="store_true")
     m.set_defaults(handler=_cmd_matrix)
 
     s = sub.add_parser("slopes", help="temperature exponents of the synthetic lower constructions")
-    s.add_argument("--eps", type=float, default=0.25)
+    s.add_argument("--eps", type=real_arg("--eps", low=0, high=1, low_open=True, high_open=True), default=0.25)
     s.add_argument("--seed", type=integer_arg("--seed"), default=0)
     s.add_argument("--fast", action="store_true")
     s.add_argument("--plot", default=None, metavar="FILE.png")
@@ -343,10 +349,10 @@ def register(subparsers) -> None:
     s.set_defaults(handler=_cmd_slopes)
 
     t = sub.add_parser("train", help="lightning vs softmax training, sigma_2/sigma_1 of S_t (Figure 5)")
-    t.add_argument("--runs", type=integer_arg("--runs"), default=30)
-    t.add_argument("--steps", type=integer_arg("--steps"), default=500)
-    t.add_argument("--inputs", type=integer_arg("--inputs"), default=512)
-    t.add_argument("--lr", type=float, default=0.01)
+    t.add_argument("--runs", type=positive_arg("--runs"), default=30)
+    t.add_argument("--steps", type=positive_arg("--steps"), default=500)
+    t.add_argument("--inputs", type=positive_arg("--inputs"), default=512)
+    t.add_argument("--lr", type=real_arg("--lr"), default=0.01, help="Adam learning rate, in (0, 1]")
     t.add_argument("--seed", type=integer_arg("--seed"), default=0)
     t.add_argument("--plot", default=None, metavar="FILE.png")
     t.add_argument("--json", action="store_true")
@@ -354,6 +360,6 @@ def register(subparsers) -> None:
 
     c = sub.add_parser("synthetic-certs", help="write checked certificates of the synthetic constructions")
     c.add_argument("directory", metavar="DIR")
-    c.add_argument("--eps", type=float, default=0.25)
+    c.add_argument("--eps", type=real_arg("--eps", low=0, high=1, low_open=True, high_open=True), default=0.25)
     c.add_argument("--seed", type=integer_arg("--seed"), default=0)
     c.set_defaults(handler=_cmd_synthetic)

@@ -437,6 +437,11 @@ def _run_secant(args) -> int:
     return 0
 
 
+#: the secant sweeps' grid bounds -> the options of ``secant-table``
+_SWEEP_FLAGS = {"n_max": "--n-max", "degree_max": "--degree-max", "d_max": "--d-max", "p_max": "--p-max",
+                "k_max": "--k-max"}
+
+
 def _run_secant_table(args) -> int:
     from algebra.geometry.secant import sweep_quadratic, sweep_veronese, table_rows, write_table
 
@@ -445,12 +450,15 @@ def _run_secant_table(args) -> int:
     progress = not args.no_progress and not args.json
     runner = sweep_options(args, serial=True)  # a sweep of seconds does not pay for a cluster
     if args.variety == "veronese":
-        results = sweep_veronese(args.n_max, args.degree_max, seed=args.seed, prime=args.prime, progress=progress, **runner)
+        with flag_names(_SWEEP_FLAGS):
+            results = sweep_veronese(args.n_max, args.degree_max, seed=args.seed, prime=args.prime, progress=progress,
+                                     **runner)
         stem, title = f"veronese_n{args.n_max}_deg{args.degree_max}", "Defective secants of Veronese varieties"
         cmd = f"neuroalgebra secant-table --variety veronese --n-max {args.n_max} --degree-max {args.degree_max} --out {args.out}"
     else:
-        results = sweep_quadratic(args.d_max, args.p_max, args.k_max, seed=args.seed, prime=args.prime, progress=progress,
-                                  **runner)
+        with flag_names(_SWEEP_FLAGS):
+            results = sweep_quadratic(args.d_max, args.p_max, args.k_max, seed=args.seed, prime=args.prime,
+                                      progress=progress, **runner)
         stem = f"quadratic_d{args.d_max}_p{args.p_max}_K{args.k_max}"
         title = "Defective quadratic networks (d, p, K): secants of P^{p-1} x v_2(P^{d-1})"
         cmd = (f"neuroalgebra secant-table --variety quadratic --d-max {args.d_max} --p-max {args.p_max} "

@@ -56,6 +56,7 @@ from typing import Sequence
 import numpy as np
 
 from algebra.engine import dimension
+from algebra.errors import InputError
 from algebra.exact.field import DEFAULT_PRIME, PrimeField
 from algebra.exact.rank import rank_mod_p, to_nmod_mat
 from algebra.models.base import Model, positive_int
@@ -71,6 +72,8 @@ __all__ = [
     "secant_dimension",
     "sweep_veronese",
     "sweep_quadratic",
+    "MAX_SWEEP_TASKS",
+    "MAX_SWEEP_AMBIENT",
     "table_rows",
     "write_table",
 ]
@@ -447,6 +450,26 @@ def secant_dimension(X: Model, k: int, *, seed: int = 0, prime: int = DEFAULT_PR
 
 # -- sweeps -------------------------------------------------------------------------------
 
+#: Most tasks of one sweep (the defaults are 30 and 576), and the largest ambient dimension it may reach
+#: (the filling secant's Terracini Jacobian is about that square: 1,000 is a few seconds a task); both are
+#: refused, naming the larger grid bound, before the task list is built.
+MAX_SWEEP_TASKS = 5_000
+MAX_SWEEP_AMBIENT = 1_000
+
+
+def _refuse_sweep(bounds: dict, tasks: int, ambient) -> None:
+    """Refuse a sweep of more than :data:`MAX_SWEEP_TASKS` tasks, or whose largest variety's ambient dimension
+    ``ambient()`` is above :data:`MAX_SWEEP_AMBIENT` (``bounds``: argument -> value, the largest is named)."""
+    name = max(bounds, key=bounds.get)
+    if tasks > MAX_SWEEP_TASKS:
+        raise InputError(name, bounds[name], f"a sweep of at most {MAX_SWEEP_TASKS:,} tasks (MAX_SWEEP_TASKS; "
+                                             f"asked for {tasks:,})")
+    top = ambient()
+    if top > MAX_SWEEP_AMBIENT:
+        raise InputError(name, bounds[name], f"varieties of ambient dimension at most {MAX_SWEEP_AMBIENT:,} "
+                                             f"(MAX_SWEEP_AMBIENT; the largest has {top:,})")
+
+
 
 def _veronese_task(item: dict) -> dict:
     """One sweep task: ``k = 1, 2, ...`` for ``veronese(n, d)`` until the secant fills the ambient space."""
@@ -494,6 +517,9 @@ def sweep_veronese(n_max: int, degree_max: int, *, n_min: int = 1, degree_min: i
     """
     n_max = positive_int("n_max", n_max)
     degree_max = positive_int("degree_max", degree_max)
+    _refuse_sweep({"n_max": n_max, "degree_max": degree_max},
+                  max(0, n_max - n_min + 1) * max(0, degree_max - degree_min + 1),
+                  lambda: comb(n_max + degree_max - 1, degree_max))
     items = [{"n": n, "d": d, "seed": seed, "prime": prime}
              for n in range(n_min, n_max + 1) for d in range(degree_min, degree_max + 1)]
     return _run(_veronese_task, items, "veronese secants", progress, scheduler, workers)
@@ -517,6 +543,8 @@ def sweep_quadratic(d_max: int, p_max: int, k_max: int, *, seed: int = 0, prime:
     d_max = positive_int("d_max", d_max)
     p_max = positive_int("p_max", p_max)
     k_max = positive_int("k_max", k_max)
+    _refuse_sweep({"d_max": d_max, "p_max": p_max, "k_max": k_max}, d_max * p_max * k_max,
+                  lambda: p_max * d_max * (d_max + 1) // 2)
     items = [{"d": d, "p": p, "K": K, "seed": seed, "prime": prime}
              for d in range(1, d_max + 1) for p in range(1, p_max + 1) for K in range(1, k_max + 1)]
     return _run(_quadratic_task, items, "quadratic-network secants", progress, scheduler, workers)

@@ -11,7 +11,10 @@ from algebra.cli import main
 
 
 def _run(capsys, argv):
-    code = main(argv)
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # an option's argparse type refused it
+        code = exc.code
     out = capsys.readouterr()
     return code, out.out, out.err
 
