@@ -67,6 +67,7 @@ def npz(tmp_path_factory):
             z.writestr("Q.npy", lying(shape))
             z.writestr("K.npy", lying(shape))
     (d / "afile").write_text("not a directory\n")
+    (d / "deep.json").write_text('{"a": ' * 100000 + "1" + "}" * 100000)  # past json's recursion limit
     return d
 
 
@@ -161,6 +162,12 @@ CASES = [
     (["attention-rank", "heads", "--multipliers", "1e308"], "--multipliers"),
     (["attention-rank", "heads", "--eps", ",".join(["0.5"] * 100)], "--eps"),
     (["attention-rank", "heads", "--emit", "{npz}/em", "--emit-multiplier", "1e308"], "--emit-multiplier"),
+    # rlct formulas name their options; rlct quadratic has no --max-memory to suggest
+    (["rlct", "rrr", "--M", "2", "--N", "2", "--H", "1", "--r", "5"], "--r"),
+    (["rlct", "qk", "--d", "3", "--k", "5", "--r", "1"], "--k"),
+    (["rlct", "quadratic", "--d", "1000000000", "--outputs", "1", "--width", "1"], "--d"),
+    (["export", "singular", "{npz}/deep.json"], "CERT"),
+    (["crosscheck", "singular", "{npz}/deep.json"], "FILE"),
 ]
 
 # the ones that blew up memory or allocated before refusing: also run under a 1 GiB address-space limit
@@ -186,7 +193,7 @@ def _check(code: int, err: str, flag: str | None) -> None:
     # the internal names the library uses are not what the user typed
     for internal in ("num_chains=", "eps=", "prime=", "widths=", "in_dim="):
         assert f"invalid {internal}" not in err, err
-    assert "--max-memory" not in err or not err.startswith("neuroalgebra proximity"), err
+    assert "--max-memory" not in err or not err.startswith(("neuroalgebra proximity", "neuroalgebra rlct")), err
 
 
 @pytest.mark.parametrize("case", CASES, ids=[_id(c) for c in CASES])

@@ -6,6 +6,7 @@ import json
 import time
 from pathlib import Path
 
+from algebra.checker.kernel import MAX_FILE_BYTES
 from algebra.cli.args import add_sweep_options, nonnegative_arg, sweep_options
 from algebra.errors import InputError
 
@@ -126,15 +127,21 @@ def _verify(args) -> int:
     return exit_status(rows)
 
 
+#: What reading a malformed certificate raises (JSON nested past the recursion limit: RecursionError).
+_MALFORMED = (ValueError, KeyError, TypeError, RecursionError)
+
+
 def _export(args) -> int:
     from algebra.certify.export import export_file
 
     path = Path(args.certificate)
     if not path.is_file():
         raise InputError("CERT", args.certificate, "an existing certificate file")
+    if path.stat().st_size > MAX_FILE_BYTES:  # read whole: refused at the checker's size, before reading
+        raise InputError("CERT", args.certificate, f"a certificate of at most {MAX_FILE_BYTES:,} bytes (MAX_FILE_BYTES)")
     try:
         target = export_file(path, args.system, args.output)
-    except (ValueError, KeyError, TypeError) as exc:
+    except _MALFORMED as exc:
         raise InputError("CERT", args.certificate, f"a well-formed rank certificate ({type(exc).__name__})") from None
     print(target)
     return 0
@@ -144,7 +151,14 @@ def _crosscheck(args) -> int:
     from algebra.certify.export import PEERS, crosscheck
 
     paths = certificate_paths(args.paths)
-    results = [crosscheck(p, args.system) for p in paths]
+    results = []
+    for p in paths:
+        if Path(p).stat().st_size > MAX_FILE_BYTES:
+            raise InputError("FILE", str(p), f"a certificate of at most {MAX_FILE_BYTES:,} bytes (MAX_FILE_BYTES)")
+        try:
+            results.append(crosscheck(p, args.system))
+        except _MALFORMED as exc:
+            raise InputError("FILE", str(p), f"a well-formed certificate ({type(exc).__name__})") from None
     if args.json:
         print(json.dumps({"system": args.system, "files": results}, indent=1, sort_keys=True))
     else:

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 
+from algebra.cli._llc import flag_names
 from algebra.cli.args import integer_arg, parse_integers, parse_widths, print_certificate, write_certificate
-from algebra.errors import InputError
+from algebra.errors import InputError, ResourceError
 from algebra.models.polynomial import parse_generators
 
 __all__ = ["register"]
@@ -48,10 +49,16 @@ def _formula(args, name: str, *values) -> dict | None:
     return _certificate(args, lambda path: certify_formula(name, values, path))
 
 
+#: the formulas' parameter names -> the options of ``rlct rrr``, ``dln``, ``qk``, ``regular``, ``quadratic``
+_FLAGS = {"M": "--M", "N": "--N", "H": "--H", "r": "--r", "d": "--d", "k": "--k", "widths": "--widths",
+          "rank": "--rank", "outputs": "--outputs", "width": "--width"}
+
+
 def _run_rrr(args) -> int:
     from algebra.slt.formulas import reduced_rank_regression
 
-    lc = reduced_rank_regression(args.M, args.N, args.H, args.r)
+    with flag_names(_FLAGS):
+        lc = reduced_rank_regression(args.M, args.N, args.H, args.r)
     return _print_lc(lc, args.json, _formula(args, "reduced_rank_regression", args.M, args.N, args.H, args.r))
 
 
@@ -59,21 +66,25 @@ def _run_dln(args) -> int:
     from algebra.slt.formulas import deep_linear_network
 
     widths = parse_widths(args.widths)
-    lc = deep_linear_network(widths, args.r)
+    with flag_names(_FLAGS):
+        lc = deep_linear_network(widths, args.r)
     return _print_lc(lc, args.json, _formula(args, "deep_linear_network", widths, args.r))
 
 
 def _run_qk(args) -> int:
     from algebra.slt.formulas import query_key
 
-    lc = query_key(args.d, args.k, args.r)
+    with flag_names(_FLAGS):
+        lc = query_key(args.d, args.k, args.r)
     return _print_lc(lc, args.json, _formula(args, "query_key", args.d, args.k, args.r))
 
 
 def _run_regular(args) -> int:
     from algebra.slt.formulas import regular_model_coefficient
 
-    return _print_lc(regular_model_coefficient(args.rank), args.json)
+    with flag_names(_FLAGS):
+        lc = regular_model_coefficient(args.rank)
+    return _print_lc(lc, args.json)
 
 
 def _run_quadratic(args) -> int:
@@ -82,7 +93,12 @@ def _run_quadratic(args) -> int:
 
     from algebra.models import quadratic_network as network
 
-    lc = quadratic_network_coefficient(args.d, args.outputs, args.width, bias=args.bias, seed=args.seed)
+    try:
+        with flag_names(_FLAGS):
+            lc = quadratic_network_coefficient(args.d, args.outputs, args.width, bias=args.bias, seed=args.seed)
+    except ResourceError as exc:  # rlct quadratic has no --max-memory: the size is the network's
+        reason = str(exc).replace("raise --max-memory or use a smaller model", "use a smaller network")
+        raise InputError("--d/--outputs/--width", f"{args.d}/{args.outputs}/{args.width}", reason) from None
     model = network(args.d, args.outputs, args.width, bias=args.bias)
     cert = _certificate(args, lambda path: certify_model(model, path, seed=args.seed, quantity="lambda"))
     return _print_lc(lc, args.json, cert)
