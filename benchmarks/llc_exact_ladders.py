@@ -68,8 +68,9 @@ def ladders() -> dict:
 
 
 def table(lad: dict) -> str:
-    lines = ["| toy | lambda (m) | F at nbeta = 10^4, 10^6, 10^8, 10^12 | bias at 10^6 | rise 10^4 -> 10^6 "
-             "| bias / rise (allowance: 3.0) | fit a + b/u + c/u^2 on 10^4..10^6: intercept (b) |",
+    lines = ["| toy | lambda (m) | F at nbeta = 10^4, 10^6, 10^8, 10^12 | (lambda - F) / lambda at 10^6 "
+             "| rise D, 10^4 -> 10^6 | (lambda - F) / D at 10^6 (the allowance uses 3.0) "
+             "| fit a + b/u + c/u^2 on 10^4..10^6: intercept error (b) |",
              "|---|---|---|---|---|---|---|"]
     for name, _ in TOYS:
         lam, m = exact_lambda(name)
@@ -81,24 +82,23 @@ def table(lad: dict) -> str:
         c = np.linalg.solve(A, np.array([F[4], F[5], F[6]]))
         ratio = bias / rise if rise > 0 else float("nan")
         lines.append(f"| `{name}` | {lam} ({m}) | {F[4]:.4f}, {F[6]:.4f}, {F[8]:.4f}, {F[12]:.4f} | "
-                     f"{100 * bias / float(lam):+.1f}% | {rise:.4f} | {ratio:.2f} | "
+                     f"{100 * bias / float(lam):.1f}% | {rise:.4f} | {ratio:.2f} | "
                      f"{100 * (c[0] - float(lam)) / float(lam):+.1f}% ({c[1]:+.2f}) |")
     return "\n".join(lines)
 
 
-def write_benchmarks(body: str, command: str) -> None:
+def write_block(name: str, body: str, command: str) -> None:
+    """Replace the ``<!-- name -->`` ... ``<!-- /name -->`` block of BENCHMARKS.md (atomically)."""
     path = os.path.join(os.path.dirname(__file__), "..", "BENCHMARKS.md")
     text = open(path).read()
-    start, end = "<!-- llc_exact_ladders -->", "<!-- /llc_exact_ladders -->"
-    block = f"{start}\nWritten by `{command}`.\n\n{body}\n{end}"
-    if start in text:
-        a, b = text.index(start), text.index(end) + len(end)
-        text = text[:a] + block + text[b:]
-    else:
+    start, end = f"<!-- {name} -->", f"<!-- /{name} -->"
+    if start not in text:
         raise SystemExit(f"BENCHMARKS.md has no {start} marker")
+    block = f"{start}\nWritten by `{command}`.\n\n{body}\n{end}"
+    a, b = text.index(start), text.index(end) + len(end)
     from algebra.files import write_atomic
 
-    write_atomic(path, text.encode())
+    write_atomic(path, (text[:a] + block + text[b:]).encode())
 
 
 def main(argv=None) -> int:
@@ -113,7 +113,7 @@ def main(argv=None) -> int:
         with open(a.json, "w") as fh:
             json.dump({k: {str(d): v for d, v in r.items()} for k, r in lad.items()}, fh, indent=1)
     if a.write:
-        write_benchmarks(body, "python benchmarks/llc_exact_ladders.py --write")
+        write_block("llc_exact_ladders", body, "python benchmarks/llc_exact_ladders.py --write")
     return 0
 
 

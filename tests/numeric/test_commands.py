@@ -15,12 +15,19 @@ def test_llc_rrr_json_keys(capsys):
         assert key in out
     assert out["exact_lambda"] == "3/2" and out["multiplicity"] == 1
     assert code == (0 if out["verdict"] == "ok" else 1)
+    # issue 22: the target, the finite-temperature (Laplace) prediction and the exact value side by side
+    assert out["target"] == "population"
+    ft = out["finite_temperature"]
+    assert len(ft["laplace"]) == len(ft["nbetas"]) == len(out["per_temperature"])
+    assert ft["hessian"]["rank"] == 3 and abs(ft["laplace"][-1] - 1.5) < 0.01  # regular rank-1 point: 3/2
+    assert out["bias_allowance"] is not None and out["supports"]
 
 
 def test_llc_regular_table(capsys):
     main(["llc", "regular", "--in-dim", "2", "--fast"])
     out = capsys.readouterr().out
     assert "exact lambda" in out and "1 (m = 1)" in out
+    assert "Laplace prediction" in out and "target" in out and "supports" in out
 
 
 
