@@ -339,7 +339,9 @@ def derive_local_rank_claim(cert, notes) -> dict:
         bounds = [str(Fraction(tr["lower"], 2)), str(Fraction(P + tr["upper"], 4))]
     about = {"network_sha256": digest(net), "p": p, "width": K, "parameters": P, "train_pairs": len(train),
              "scale_bits": s}
-    claim = {"about": about, "maps": maps, "gradient_norm_at_most": decimal_ceiling(grad2, square=True),
+    # relation/value: the training map's rank, as every rank kind states it (``==`` when the bounds meet)
+    claim = {"about": about, "relation": "==" if tr["locally_constant"] else ">=", "value": tr["lower"],
+             "maps": maps, "gradient_norm_at_most": decimal_ceiling(grad2, square=True),
              "train_loss_at_most": decimal_ceiling(loss), "tolerance": tol_text, "critical": critical,
              "lambda": lam, "multiplicity": mult, "lambda_bounds": bounds, "hypothesis_fails": fails or None}
     claim["text"] = render_local_rank_claim(claim)

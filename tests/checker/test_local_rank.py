@@ -137,3 +137,14 @@ def test_dyadic_point_round_trips(point):
     M, s = dyadic_point(theta)
     assert all(Fraction(m, 2**s) == Fraction(float(v)) for m, v in zip(M, theta))
     assert s == 0 or any(m % 2 for m in M)  # the least scale
+
+
+def test_relation_and_value_state_the_training_rank(emitted, point):
+    c = emitted.certificate["claim"]
+    assert (c["relation"], c["value"]) == ("==", c["maps"]["train"]["lower"])
+    t, _ = point
+    z = local_rank_certificate(P_, K_, t.a[t.train], t.b[t.train], np.zeros(3 * P_ * K_)).certificate["claim"]
+    assert (z["relation"], z["value"]) == (">=", 0)
+    bad = _resealed(emitted.certificate, lambda x: x["claim"].__setitem__("value", c["value"] + 1))
+    with pytest.raises(Reject, match="claim.value"):
+        check(bad)
