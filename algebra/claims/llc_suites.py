@@ -233,7 +233,7 @@ def build_composite(family: str, args: tuple):
 
 
 def run_entry(family: str, args: tuple, *, settings: CalibrationSettings | None = None,
-              seed: int = 0, n: int | None = None, model=None) -> dict:
+              seed: int = 0, n: int | None = None, model=None, bar: bool = False) -> dict:
     """Calibrated estimate of one entry's model beside its exact value (:func:`algebra.numeric.suite.llc_row`).
 
     Examples
@@ -245,7 +245,7 @@ def run_entry(family: str, args: tuple, *, settings: CalibrationSettings | None 
     """
     lc = exact_coefficient(family, args)
     model = model if model is not None else build_model(family, args, seed=seed, n=n)
-    return llc_row(model, lc, family=family, args=args, settings=settings, seed=seed)
+    return llc_row(model, lc, family=family, args=args, settings=settings, seed=seed, bar=bar)
 
 
 def _entry_task(item: dict) -> dict:

@@ -39,7 +39,7 @@ def _run_family(family: str, fargs: tuple, args) -> int:
     from algebra.claims.llc_suites import run_entry
 
     with flag_names(_FLAGS):
-        row = run_entry(family, fargs, settings=llc_settings(args), seed=args.seed, n=args.n)
+        row = run_entry(family, fargs, settings=llc_settings(args), seed=args.seed, n=args.n, bar=True)
     row["settings"] = row["details"]["settings"]
     return print_llc(row, args.json)
 

@@ -285,7 +285,8 @@ def _ladder(s: CalibrationSettings, h: float, n, target: str) -> tuple:
     return nbetas, []
 
 
-def _sample_temperature(model, s: CalibrationSettings, nb: float, gamma: float, decade: float, seed: int):
+def _sample_temperature(model, s: CalibrationSettings, nb: float, gamma: float, decade: float, seed: int,
+                        bar: str | None = None, progress=None):
     """Warm-up, then blocks of draws until the stopping rule of step 4 (or ``max_draws``)."""
     grow = s.draws_growth ** decade
     block = max(8, int(round(s.num_draws * grow)))
@@ -296,7 +297,7 @@ def _sample_temperature(model, s: CalibrationSettings, nb: float, gamma: float, 
     run = sample(model, method=s.method, nbeta=nb, gamma=gamma, num_chains=s.num_chains, num_draws=block,
                  num_warmup=warm, leapfrog_steps=s.leapfrog_steps, seed=int(seeds[0]),
                  accept_target=s.accept_target, adapt_mass=s.adapt_mass if s.method == "hmc" else None,
-                 jitter=tuple(s.jitter), step_pool=s.step_pool)
+                 jitter=tuple(s.jitter), step_pool=s.step_pool, progress=bar)
     k = 1
     while run.losses.shape[1] + block <= cap:
         try:
@@ -306,13 +307,16 @@ def _sample_temperature(model, s: CalibrationSettings, nb: float, gamma: float, 
         if (est.ess >= s.ess_target and est.rhat <= s.rhat_target and est.burnin <= est.num_draws
                 and est.stderr <= s.se_target * abs(est.estimate)):
             break
-        run = extend_run(model, run, num_draws=block, seed=int(seeds[k]))
+        if progress is not None:
+            progress(f"  nbeta={nb:.4g}: {run.losses.shape[1]} draws, ESS {est.ess:.0f}, "
+                     f"R-hat {est.rhat:.3f}, se {est.stderr:.2g}: more draws")
+        run = extend_run(model, run, num_draws=block, seed=int(seeds[k]), progress=bar)
         k += 1
     return run
 
 
 def calibrated_llc(model, *, settings: CalibrationSettings | None = None, seed: int = 0,
-                   progress=None, target: str = "population") -> CalibratedLLC:
+                   progress=None, target: str = "population", bar: bool = False) -> CalibratedLLC:
     """Estimate the LLC of ``model`` at ``w*`` with the automatic calibration (module docstring).
 
     Parameters
@@ -328,6 +332,9 @@ def calibrated_llc(model, *, settings: CalibrationSettings | None = None, seed: 
         Called with a short string after the spectrum and after each temperature.
     target : {"population", "empirical"}
         Which learning coefficient is estimated (step 5 of the module docstring).
+    bar : bool
+        Show a tqdm bar per temperature on stderr (terminals only); ``progress`` also hears
+        of every block of draws added.
 
     Returns
     -------
@@ -387,7 +394,9 @@ def calibrated_llc(model, *, settings: CalibrationSettings | None = None, seed: 
     child_seeds = np.random.SeedSequence(seed).generate_state(len(nbetas))
     per, trace = [], None
     for j, nb in enumerate(nbetas):
-        run = _sample_temperature(model, s, nb, gamma, math.log10(nb / nbetas[0]), int(child_seeds[j]))
+        run = _sample_temperature(model, s, nb, gamma, math.log10(nb / nbetas[0]), int(child_seeds[j]),
+                                  bar=f"LLC nbeta h={nb * h:.0e} ({j + 1}/{len(nbetas)})" if bar else None,
+                                  progress=progress)
         try:
             est = estimate_llc(run)
         except InputError:

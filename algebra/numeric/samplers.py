@@ -484,13 +484,21 @@ def _freeze_divergent(chains: _Chains, active: np.ndarray, t: int, divergent_ste
 
 
 def _run_chains(step, chains: _Chains, eps: np.ndarray, kernel: _Kernel, warmup: _WarmUp, trace: _Trace, *,
-                total: int, loss_star: float, divergence_limit: float) -> tuple:
-    """Apply ``step`` ``total`` times (warm-up first); returns ``(chains, eps, divergent_step)``."""
+                total: int, loss_star: float, divergence_limit: float, progress: str | None = None) -> tuple:
+    """Apply ``step`` ``total`` times (warm-up first); returns ``(chains, eps, divergent_step)``.
+
+    ``progress``: a tqdm bar with this description on stderr (shown on a terminal only).
+    """
     target, num_warmup = kernel.target, warmup.num_warmup
     divergent_step = np.full(len(eps), -1)
+    steps = range(total)
+    if progress is not None:
+        from tqdm.auto import tqdm
+
+        steps = tqdm(steps, desc=progress, unit="step", leave=False, mininterval=1.0, disable=None)
     # proposals that overflow are rejected (or flagged as divergent) below
     with np.errstate(over="ignore", invalid="ignore"):
-        for t in range(total):
+        for t in steps:
             active = divergent_step < 0
             chains, acc, wild = step(chains, eps, kernel)
             if wild is not None and t >= num_warmup:
@@ -584,7 +592,7 @@ def sample(model, *, method: str = "mala", nbeta: float, gamma: float = 1.0,
            init_scale: float = 0.0, seed: int = 0, keep_warmup: bool = False,
            adapt_mass: bool | str | None = None, init: np.ndarray | None = None,
            accept_target: float | None = None, inv_mass: np.ndarray | None = None,
-           jitter: tuple = (0.5, 1.5), step_pool: str = "median") -> SamplerRun:
+           jitter: tuple = (0.5, 1.5), step_pool: str = "median", progress: str | None = None) -> SamplerRun:
     """Run ``num_chains`` chains of ``method`` on ``exp(-nbeta L_n - gamma/2 ||w - w*||^2)``.
 
     Parameters
@@ -641,6 +649,8 @@ def sample(model, *, method: str = "mala", nbeta: float, gamma: float = 1.0,
     step_pool : {"median", "chain"}
         How the adapted steps are fixed at the end of the warm-up: the median over chains, or
         each chain's own.
+    progress : str, optional
+        Show a tqdm bar (stderr, terminals only) with this description.
 
     Returns
     -------
@@ -708,7 +718,8 @@ def sample(model, *, method: str = "mala", nbeta: float, gamma: float = 1.0,
     trace = _Trace(C, int(num_draws), int(num_warmup), keep_warmup=keep_warmup, hmc=method == "hmc")
     chains, eps, divergent_step = _run_chains(
         _STEPS[method], _Chains(W, *target(W)), np.broadcast_to(eps0, (C,)).astype(float), kernel, warmup, trace,
-        total=int(num_warmup) + int(num_draws), loss_star=loss_star, divergence_limit=divergence_limit)
+        total=int(num_warmup) + int(num_draws), loss_star=loss_star, divergence_limit=divergence_limit,
+        progress=progress)
 
     accept_rate = trace.accepted / num_draws if method in ACCEPT_TARGET else None
     trace.losses[divergent_step >= 0] = np.nan
@@ -727,7 +738,7 @@ def sample(model, *, method: str = "mala", nbeta: float, gamma: float = 1.0,
                       radii=trace.radii, energy_errors=trace.energy_errors, inv_mass=kernel.inv_mass.copy())
 
 
-def extend_run(model, run: SamplerRun, *, num_draws: int, seed: int) -> SamplerRun:
+def extend_run(model, run: SamplerRun, *, num_draws: int, seed: int, progress: str | None = None) -> SamplerRun:
     """``run`` continued by ``num_draws`` more draws: no warm-up, its final positions, steps and mass.
 
     The continuation draws from the child streams of ``seed`` (give a seed not used before);
@@ -750,7 +761,7 @@ def extend_run(model, run: SamplerRun, *, num_draws: int, seed: int) -> SamplerR
                   leapfrog_steps=st["leapfrog_steps"], noise=st["noise"], divergence_limit=st["divergence_limit"],
                   seed=int(seed), init=run.final, accept_target=st.get("accept_target"),
                   inv_mass=run.inv_mass, jitter=tuple(st.get("jitter", (0.5, 1.5))),
-                  step_pool=st.get("step_pool", "median"))
+                  step_pool=st.get("step_pool", "median"), progress=progress)
     old_n = run.losses.shape[1]
     total = st["num_warmup"] + old_n + sum(k for _, k in st.get("extended", []))
     was = run.divergent_step >= 0

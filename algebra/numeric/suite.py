@@ -56,12 +56,12 @@ def _parse_generators(args):
 
 
 def llc_row(model, coefficient, *, family: str, args: tuple, settings: CalibrationSettings | None = None,
-            seed: int = 0) -> dict:
+            seed: int = 0, bar: bool = False) -> dict:
     """Calibrated estimate of ``model`` beside its exact value ``coefficient``, as a JSON-ready dict.
 
     ``coefficient`` is a :class:`~algebra.slt.formulas.LearningCoefficient`, or
     ``None`` when no exact value is proved (then the row has no error and no
-    coverage); ``family`` and ``args`` name the entry in the row.
+    coverage); ``family`` and ``args`` name the entry in the row; ``bar``: tqdm bars per temperature.
 
     Examples
     --------
@@ -77,7 +77,7 @@ def llc_row(model, coefficient, *, family: str, args: tuple, settings: Calibrati
     """
     lc = coefficient
     t0 = time.perf_counter()
-    res = calibrated_llc(model, settings=settings, seed=seed)
+    res = calibrated_llc(model, settings=settings, seed=seed, bar=bar)
     top = max(res.per_temperature, key=lambda e: e.nbeta)
     lam = None if lc is None else float(lc.lam)
     return {

@@ -110,7 +110,7 @@ def test_verdict_never_reads_the_exact_value():
     import inspect
 
     params = set(inspect.signature(calibrated_llc).parameters)
-    assert params == {"model", "settings", "seed", "progress", "target"}
+    assert params == {"model", "settings", "seed", "progress", "target", "bar"}
     assert not any("exact" in name or "lam" in name for name in inspect.signature(combine_temperatures).parameters)
 
 
