@@ -73,6 +73,12 @@ def npz(tmp_path_factory):
 
 # (argv, the option the message must name); {npz} is the fixture's directory
 CASES = [
+    (["grok", "train", "--preset", "tiny", "--out", "/nonexistent/x", "--lr", "nan"], "--lr"),
+    (["grok", "train", "--preset", "tiny", "--out", "/nonexistent/x", "--weight-decay", "\u0661"], "--weight-decay"),
+    (["grok", "sweep", "--preset", "tiny", "--out", "/nonexistent/x", "--lr", "1e-3,nan"], "--lr"),
+    (["secant-table", "--variety", "veronese", "--n-max", "3", "--workers", "1000000000"], "--workers"),
+    (["secant-table", "--variety", "veronese", "--n-max", "3", "--scheduler", "\uff53erial"], "--scheduler"),
+    (["secant-table", "--variety", "veronese", "--n-max", "3", "--scheduler", "tcp://256.1.1.1:1"], "--scheduler"),
     (["dim", "shallow", "--n", "3", "--degree", "2", "--width", "2", "--mode", "sample", "--samples", "1000000000"],
      "--samples"),
     (["dim", "mlp", "--widths", "2,2,1", "--mode", "sample", "--samples", "1000000000"], "--samples"),

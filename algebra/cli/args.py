@@ -314,6 +314,13 @@ def add_sweep_options(parser, *, serial_by_default: bool = False) -> None:
                              f"scheduler has had no live worker for SECONDS (default: {NO_WORKER_TIMEOUT:g})")
 
 
+MAX_WORKERS = 256
+# tcp:// (or tls://, ws://, wss://, ucx://) host:port, ASCII only; IPv4 parts 0-255
+_SCHEDULER = re.compile(r"(?:(?:tcp|tls|ws|wss|ucx)://)?(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}"
+                        r"|(?![\d.]+:)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*)"
+                        r":(?:6553[0-5]|655[0-2]\d|65[0-4]\d\d|6[0-4]\d{3}|[1-5]\d{4}|[1-9]\d{0,3})", re.ASCII)
+
+
 def sweep_options(args, *, serial: bool = False) -> dict:
     """``{"scheduler": ..., "workers": ...}`` for :func:`algebra.sweep.run_sweep` from :func:`add_sweep_options`.
 
@@ -331,10 +338,26 @@ def sweep_options(args, *, serial: bool = False) -> dict:
     >>> opts = sweep_options(argparse.Namespace(scheduler="tcp://h:8786", workers=None, no_worker_timeout=5))
     >>> opts["scheduler"], opts["scheduler"].no_worker_timeout
     ('tcp://h:8786', 5)
+    >>> sweep_options(argparse.Namespace(scheduler="tcp://256.1.1.1:1", workers=None))
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid --scheduler='tcp://256.1.1.1:1': expected 'serial' or an address with a port, tcp://host:8786 (ASCII; host a name or an IPv4 address with parts 0-255)
+    >>> sweep_options(argparse.Namespace(scheduler=None, workers=10**9))
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid --workers=1000000000: expected between 1 and 256 (MAX_WORKERS: worker processes of a LocalCluster on this machine; a larger cluster is a --scheduler ADDRESS)
     """
     from algebra.sweep import SchedulerAddress
 
     opts = {"scheduler": getattr(args, "scheduler", None), "workers": getattr(args, "workers", None)}
+    workers = opts["workers"]
+    if workers is not None and not 1 <= workers <= MAX_WORKERS:
+        raise InputError("--workers", workers, f"between 1 and {MAX_WORKERS} (MAX_WORKERS: worker processes "
+                         "of a LocalCluster on this machine; a larger cluster is a --scheduler ADDRESS)")
+    address = opts["scheduler"]
+    if address not in (None, "serial") and not _SCHEDULER.fullmatch(address):
+        raise InputError("--scheduler", address, "'serial' or an address with a port, tcp://host:8786 "
+                         "(ASCII; host a name or an IPv4 address with parts 0-255)")
     if serial and opts["scheduler"] is None and opts["workers"] is None:
         opts["scheduler"] = "serial"
     if opts["scheduler"] not in (None, "serial"):

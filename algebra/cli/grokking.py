@@ -25,12 +25,14 @@ Exit status 0 on success, 2 on bad input (the message names the argument).
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 from dataclasses import asdict, replace
 from pathlib import Path
 
 from algebra.cli.args import (
+    parse_real,
     add_certificate_option,
     add_sweep_options,
     integer,
@@ -44,8 +46,30 @@ from algebra.errors import InputError, ResourceError
 
 __all__ = ["register"]
 
-_OVERRIDES = (("p", integer), ("width", integer), ("train_fraction", float), ("seed", integer), ("lr", float),
-              ("weight_decay", float), ("batch_size", integer), ("epochs", integer), ("checkpoint_every", integer))
+# the real options: finite ASCII decimals in their ranges, never float() (which reads 'nan' and Arabic digits)
+_REALS = {"train_fraction": {"low": 0, "high": 1, "low_open": True},
+          "lr": {"low": 0, "low_open": True},
+          "weight_decay": {"low": 0}}
+
+
+def _real(name: str):
+    """The parser of real option ``name`` (text -> float, :class:`InputError` naming ``--name``).
+
+    Read where the configuration is built, not as an argparse type, so a refusal is the CLI's
+    one-line message (exit 2) rather than argparse's usage text.
+    """
+    flag = "--" + name.replace("_", "-")
+
+    def parse(text):
+        return parse_real(text, flag, **_REALS[name])
+
+    parse.__name__ = "real"
+    return parse
+
+
+_OVERRIDES = (("p", integer), ("width", integer), ("train_fraction", _real("train_fraction")), ("seed", integer),
+              ("lr", _real("lr")), ("weight_decay", _real("weight_decay")), ("batch_size", integer),
+              ("epochs", integer), ("checkpoint_every", integer))
 
 
 def _flag(name: str) -> str:
@@ -90,7 +114,7 @@ def _config(args, skip=()):
     if args.preset not in PRESETS:
         raise InputError("--preset", args.preset, "one of " + ", ".join(PRESETS))
     cfg = PRESETS[args.preset]
-    over = {name: getattr(args, name) for name, _ in _OVERRIDES
+    over = {name: (conv(getattr(args, name)) if name in _REALS else getattr(args, name)) for name, conv in _OVERRIDES
             if name not in skip and getattr(args, name, None) is not None}
     if getattr(args, "backend", None):
         over["backend"] = args.backend
@@ -100,13 +124,13 @@ def _config(args, skip=()):
 
 
 def _add_hyper(parser, *, lists: bool = False) -> None:
-    parser.add_argument("--preset", default="small", help="small (default, ~1 min on a CPU), tiny, or paper (GPU/cluster)")
+    parser.add_argument("--preset", default="small", help="small (default, about a second on a CPU), tiny, or paper (GPU/cluster)")
     for name, typ in _OVERRIDES:
         if lists and name in _LIST_FIELDS:
             parser.add_argument(_flag(name), default=None, metavar="LIST",
                                 help=f"comma-separated values of {name} (default: the preset's)")
         else:
-            parser.add_argument(_flag(name), type=typ, default=None)
+            parser.add_argument(_flag(name), type=str if name in _REALS else typ, default=None)
 
 
 def _print(obj, as_json: bool, lines) -> None:
@@ -163,6 +187,8 @@ def _parse_list(text, typ, flag):
         return None
     try:
         vals = [typ(v) for v in str(text).split(",") if v.strip()]
+    except argparse.ArgumentTypeError as exc:
+        raise InputError(flag, text, f"comma-separated values, each {str(exc).split('expected ', 1)[-1]}") from None
     except ValueError:
         raise InputError(flag, text, f"comma-separated {typ.__name__} values") from None
     if not vals:
@@ -175,8 +201,8 @@ def _sweep(args) -> int:
 
     base = _config(args, skip=_LIST_FIELDS)
     lists = {}
-    for name, typ in (("p", integer), ("width", integer), ("lr", float), ("weight_decay", float),
-                      ("train_fraction", float), ("seed", integer)):
+    for name, typ in (("p", integer), ("width", integer), ("lr", _real("lr")), ("weight_decay", _real("weight_decay")),
+                      ("train_fraction", _real("train_fraction")), ("seed", integer)):
         vals = _parse_list(getattr(args, name), typ, _flag(name))
         if vals:
             lists[name] = vals
@@ -338,7 +364,7 @@ def _dim(args) -> int:
     for flag in ("p", "width"):
         if getattr(args, flag) is None:
             raise InputError(_flag(flag), None, "a value (or a run directory: grok dim RUN --epoch E)")
-    args.train_fraction = 1.0 if args.train_fraction is None else args.train_fraction
+    args.train_fraction = 1.0 if args.train_fraction is None else _real("train_fraction")(args.train_fraction)
     args.seed = 0 if args.seed is None else args.seed
     check_prime(args.p)
     check_fraction(args.train_fraction)
@@ -432,7 +458,7 @@ def register(subparsers) -> None:
                    help="||grad L_n|| at or below this counts as a critical point (Theorem F.1; default 1e-5)")
     d.add_argument("--p", type=integer_arg("--p"), default=None)
     d.add_argument("--width", type=integer_arg("--width"), default=None)
-    d.add_argument("--train-fraction", type=float, default=None)
+    d.add_argument("--train-fraction", default=None)  # read by _real("train_fraction") where it is used
     d.add_argument("--seed", type=integer_arg("--seed"), default=None)
     d.add_argument("--lazy", action="store_true", help="add Theorem 5.2 / Corollary 5.3")
     d.add_argument("--no-coefficient-space", action="store_true")

@@ -49,6 +49,7 @@ from algebra.grokking.runs import LOSS_COLUMNS, Run, _write_csv, load_run, task_
 from algebra.numeric.calibration import FAST, CalibrationSettings, calibrated_llc
 from algebra.numeric.diagnostics import hutchinson_trace
 from algebra.numeric.estimators import estimate_llc
+from algebra.numeric.laplace import hessian_spectrum, laplace_prediction
 from algebra.numeric.samplers import sample
 
 __all__ = ["PAPER_SGLD", "EVAL_COLUMNS", "evaluate_checkpoint", "evaluate_run", "read_evaluation",
@@ -60,7 +61,7 @@ PAPER_SGLD = {"method": "sgld", "nbeta": 30.0, "gamma": 5.0, "step_size": 1e-4,
 
 EVAL_COLUMNS = ("epoch", "seed", "train_loss", "val_loss", "train_acc", "val_acc",
                 "llc_sgld", "llc_sgld_se", "llc_sgld_rhat", "llc_cal", "llc_cal_se", "llc_cal_verdict",
-                "llc_cal_reasons",
+                "llc_cal_reasons", "llc_cal_target", "llc_sgld_laplace",
                 "hutch", "hutch_se", "k_eff", "jac_rank", "jac_gap", "exact_dim_k_eff", "exact_dim_certified")
 
 
@@ -139,9 +140,15 @@ def evaluate_checkpoint(run: Run, epoch: int, *, seed: int = 0, calibrated: bool
     k_eff = effective_atoms(theta, cfg.p, cfg.width, rtol=k_eff_rtol)
     row["k_eff"] = k_eff
     if calibrated:
-        cal = calibrated_llc(tr, settings=calibration, seed=int(sub[2]))
+        # the training set is a fixed data set: its own loss's coefficient at the checkpoint (issue 22 item 4),
+        # no population temperature cap (n = 144 would leave one far too hot temperature)
+        cal = calibrated_llc(tr, settings=calibration, seed=int(sub[2]), target="empirical")
         row.update(llc_cal=cal.estimate, llc_cal_se=cal.stderr, llc_cal_verdict=cal.verdict,
-                   llc_cal_reasons="; ".join(cal.reasons))
+                   llc_cal_reasons="; ".join(cal.reasons), llc_cal_target=cal.target)
+        # what a Gaussian reading of the paper's own SGLD settings predicts (its "estimator-dependent scale")
+        spec = hessian_spectrum(tr)
+        if spec.resolved:
+            row["llc_sgld_laplace"] = laplace_prediction(spec, settings["nbeta"], settings["gamma"])
     if jacobian:
         m = DataRestrictedQuadratic(cfg.p, cfg.width, task.a[task.train], task.b[task.train])
         J = m.jacobian(theta, None, FloatField())
