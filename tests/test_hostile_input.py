@@ -73,6 +73,8 @@ def npz(tmp_path_factory):
 
 # (argv, the option the message must name); {npz} is the fixture's directory
 CASES = [
+    (["rlct", "ideal", "(x+y+z)^64"], "generators"),
+    (["rlct", "ideal", "x*y", "--variables", "x,x"], "--variables"),
     (["grok", "train", "--preset", "tiny", "--out", "/nonexistent/x", "--lr", "nan"], "--lr"),
     (["grok", "train", "--preset", "tiny", "--out", "/nonexistent/x", "--weight-decay", "\u0661"], "--weight-decay"),
     (["grok", "sweep", "--preset", "tiny", "--out", "/nonexistent/x", "--lr", "1e-3,nan"], "--lr"),

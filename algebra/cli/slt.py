@@ -104,15 +104,25 @@ def _run_quadratic(args) -> int:
     return _print_lc(lc, args.json, cert)
 
 
+#: Most term products ``sum_i |f_i|^2`` that ``rlct ideal`` spends forming ``K = sum f_i^2`` (each is a Fraction
+#: product; 250,000 take about a second, and the Newton polyhedron of the result is the larger cost after it).
+MAX_SQUARE_PRODUCTS = 250_000
+
+
 def _run_poly(args) -> int:
-    from algebra.models.polynomial import Polynomial, parse_polynomial
+    from algebra.models.polynomial import Polynomial, parse_names, parse_polynomial
     from algebra.slt.newton import newton_rlct, sum_of_squares
 
     if getattr(args, "generators", None):
         gens, variables = parse_generators(args.generators, args.variables)
+        products = sum(len(g.terms) ** 2 for g in gens)
+        if products > MAX_SQUARE_PRODUCTS:  # sum f_i^2 multiplies every pair of terms: refused before it starts
+            raise InputError("generators", f"{len(gens)} generators with {sum(len(g.terms) for g in gens)} terms",
+                             f"generators whose squares take at most {MAX_SQUARE_PRODUCTS:,} term products "
+                             f"(MAX_SQUARE_PRODUCTS; these take {products:,})")
         K = Polynomial(variables, sum_of_squares([g.terms for g in gens]))
     else:
-        variables = [v.strip() for v in args.variables.split(",")] if args.variables else None
+        variables = list(parse_names(args.variables, argument="--variables")) if args.variables else None
         K = parse_polynomial(args.K, variables, argument="K")
     prior = None
     if args.prior:

@@ -325,6 +325,10 @@ def parse_names(names, *, argument: str = "parameters") -> tuple:
     Traceback (most recent call last):
     ...
     algebra.errors.InputError: invalid parameters='a,,c': expected comma-separated variable names ([A-Za-z_][A-Za-z0-9_]*)
+    >>> parse_names("x,x", argument="--variables")
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid --variables='x,x': expected distinct names ('x' appears twice)
     """
     if isinstance(names, str):
         if len(names) > MAX_TEXT:
@@ -336,6 +340,9 @@ def parse_names(names, *, argument: str = "parameters") -> tuple:
     for v in items:
         if not (v.isascii() and v.isidentifier()):
             raise InputError(argument, names, allowed)
+    if len(set(items)) < len(items):
+        twice = next(v for i, v in enumerate(items) if v in items[:i])
+        raise InputError(argument, names, f"distinct names ({twice!r} appears twice)")
     return items
 
 
