@@ -174,11 +174,21 @@ def _llc(args) -> int:
     if args.json:
         print(json.dumps(rows, indent=2, default=str))
         return 0
-    print(f"{'epoch':>7} {'val_acc':>7} {'llc_sgld':>16} {'llc_cal':>18} {'hutch':>16} {'K_eff':>5}")
+    print(f"{'epoch':>7} {'val_acc':>7} {'llc_sgld':>17} {'llc_cal':>18} {'hutch':>16} {'K_eff':>5}")
+    unsupported = False
     for r in rows:
-        cal_txt = "" if r["llc_cal"] != r["llc_cal"] else f"{r['llc_cal']:.2f}+-{r['llc_cal_se']:.2f} {str(r['llc_cal_verdict'])[:1]}"
-        print(f"{int(r['epoch']):>7} {r['val_acc']:>7.3f} {r['llc_sgld']:>9.2f}+-{r['llc_sgld_se']:<5.2f} "
+        cal = r.get("llc_cal")
+        cal_txt = "" if not isinstance(cal, float) or cal != cal else \
+            f"{cal:.2f}+-{r['llc_cal_se']:.2f} {str(r['llc_cal_verdict'])[:1]}"
+        rhat = r.get("llc_sgld_rhat")
+        bad = isinstance(rhat, float) and not rhat <= 1.05  # chains disagree: the +- is no error bar
+        unsupported |= bad
+        print(f"{int(r['epoch']):>7} {r['val_acc']:>7.3f} {r['llc_sgld']:>9.2f}+-{r['llc_sgld_se']:<5.2f}{'!' if bad else ' '} "
               f"{cal_txt:>18} {r['hutch']:>9.2f}+-{r['hutch_se']:<5.2f} {int(r['k_eff']):>5}")
+    if unsupported:
+        print("! the paper's SGLD settings: split R-hat above 1.05, so that +- is not an error bar (the chains "
+              "disagree); llc_cal's letter is the calibrated verdict (o = ok, s = suspect; target: the training set's "
+              "own loss)")
     return 0
 
 
