@@ -74,6 +74,8 @@ def npz(tmp_path_factory):
 
 # (argv, the option the message must name); {npz} is the fixture's directory
 CASES = [
+    (["singular", "--ideal", "1e308*x"], "--ideal"),
+    (["rlct", "ideal", "x*"], "generators"),
     (["rlct", "ideal", "(x+y+z)^64"], "generators"),
     (["rlct", "ideal", "x*y", "--variables", "x,x"], "--variables"),
     (["grok", "train", "--preset", "tiny", "--out", "/nonexistent/x", "--lr", "nan"], "--lr"),

@@ -559,7 +559,12 @@ def _run_singular(args) -> int:
     if args.ideal:
         from algebra.geometry.singular import ideal_singular_locus
 
-        r = ideal_singular_locus(args.ideal, args.variables, codim=args.codim)
+        try:
+            r = ideal_singular_locus(args.ideal, args.variables, codim=args.codim)
+        except InputError as exc:  # the library names "generator N": the user typed --ideal
+            if not str(exc.argument).startswith("generator "):
+                raise
+            raise InputError("--ideal", exc.value, f"{exc.allowed} ({exc.argument} of --ideal)") from None
         if args.json:
             reports.append(r)
         else:

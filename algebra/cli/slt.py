@@ -114,7 +114,12 @@ def _run_poly(args) -> int:
     from algebra.slt.newton import newton_rlct, sum_of_squares
 
     if getattr(args, "generators", None):
-        gens, variables = parse_generators(args.generators, args.variables)
+        try:
+            gens, variables = parse_generators(args.generators, args.variables)
+        except InputError as exc:  # "generator N" is the N-th of the positional generators
+            if not str(exc.argument).startswith("generator "):
+                raise
+            raise InputError("generators", exc.value, f"{exc.allowed} ({exc.argument})") from None
         products = sum(len(g.terms) ** 2 for g in gens)
         if products > MAX_SQUARE_PRODUCTS:  # sum f_i^2 multiplies every pair of terms: refused before it starts
             raise InputError("generators", f"{len(gens)} generators with {sum(len(g.terms) for g in gens)} terms",
