@@ -45,7 +45,11 @@ never on the validation suite; BENCHMARKS.md ("LLC sampling") has the tables.
    variances of chains started at ``w*`` are not the posterior's), and raised
    it only on ``x*y`` (1,078 to 11,694 at the top), which the jitter fixes.
 4. **Lengths by diagnostics.**  At each temperature the warm-up is
-   ``num_warmup`` steps (doubling per decade of ``nbeta``); then draws come
+   ``max(num_warmup, block / 2)`` steps times ``draws_growth`` per decade of
+   ``nbeta``, ``block`` being the (grown) block length: 500, 1,000 and 4,000
+   steps on the default ladder (as measured on both suites; the last is twice
+   a plain doubling, a cost, not a bias, kept so the procedure stays the one
+   that was measured); then draws come
    in blocks of ``num_draws`` until split R-hat <= 1.01 and ESS >= 400, or
    ``max_draws`` (doubling per decade) are spent.  The verdict thresholds
    (R-hat 1.05, ESS 100) are looser than the stopping ones, so a run that
@@ -287,7 +291,10 @@ def _ladder(s: CalibrationSettings, h: float, n, target: str) -> tuple:
 
 def _sample_temperature(model, s: CalibrationSettings, nb: float, gamma: float, decade: float, seed: int,
                         bar: str | None = None, progress=None):
-    """Warm-up, then blocks of draws until the stopping rule of step 4 (or ``max_draws``)."""
+    """Warm-up, then blocks of draws until the stopping rule of step 4 (or ``max_draws``).
+
+    The warm-up is ``max(num_warmup, block // 2)`` scaled by the growth (step 4 says what that gives).
+    """
     grow = s.draws_growth ** decade
     block = max(8, int(round(s.num_draws * grow)))
     cap = max(block, int(round(s.max_draws * grow)))
