@@ -763,7 +763,7 @@ def extend_run(model, run: SamplerRun, *, num_draws: int, seed: int, progress: s
                   inv_mass=run.inv_mass, jitter=tuple(st.get("jitter", (0.5, 1.5))),
                   step_pool=st.get("step_pool", "median"), progress=progress)
     old_n = run.losses.shape[1]
-    total = st["num_warmup"] + old_n + sum(k for _, k in st.get("extended", []))
+    total = st["num_warmup"] + old_n  # steps so far: old_n counts the earlier continuations' draws too
     was = run.divergent_step >= 0
     div = np.where(was, run.divergent_step, np.where(more.divergent_step >= 0, more.divergent_step + total, -1))
     losses = np.concatenate([run.losses, more.losses], axis=1)
