@@ -214,3 +214,25 @@ def test_runs_reproduce_the_recorded_golden_values(case):
             assert got[key] == pytest.approx(value, rel=1e-10, abs=1e-300), (case, key, got[key], value)
         else:
             assert got[key] == value, (case, key, got[key], value)
+
+
+def test_extend_run_continues_exactly_and_keeps_diverged_chains_out():
+    """A continuation starts where the run stopped (same steps and mass), and a chain that diverged
+    before stays out of every later draw, dated from the first run's start."""
+    import numpy as np
+
+    from algebra.numeric.models import rrr_model
+    from algebra.numeric.samplers import extend_run, sample
+
+    model = rrr_model(3, 3, 2, 1, n=10**12, seed=0)
+    init = np.repeat(model.w_star[None], 4, axis=0)
+    init[1] += 30.0  # unstable for this step: diverges
+    run = sample(model, method="sgld", nbeta=1e3, gamma=1.0, step_size=1e-4, num_chains=4, num_draws=50,
+                 num_warmup=0, init=init, seed=0)
+    assert run.divergent_step[1] >= 0
+    longer = extend_run(model, extend_run(model, run, num_draws=20, seed=1), num_draws=30, seed=2)
+    assert longer.losses.shape == (4, 100)
+    assert np.all(np.isnan(longer.losses[1])) and longer.divergent_step[1] == run.divergent_step[1]
+    assert np.array_equal(longer.losses[0, :50], run.losses[0])
+    assert np.all(np.isfinite(longer.losses[[0, 2, 3]]))
+    assert longer.settings["extended"] == [[1, 20], [2, 30]]
