@@ -74,6 +74,7 @@ def npz(tmp_path_factory):
 
 # (argv, the option the message must name); {npz} is the fixture's directory
 CASES = [
+    (["dim", "mlp", "--widths", "2,2,1", "--over-q", "--witness"], "--witness"),
     (["singular", "--ideal", "1e308*x"], "--ideal"),
     (["rlct", "ideal", "x*"], "generators"),
     (["rlct", "ideal", "(x+y+z)^64"], "generators"),

@@ -308,6 +308,11 @@ def _row(label: str, res) -> list:
 
 
 def _engine_options(args) -> dict:
+    if getattr(args, "over_q", False) and getattr(args, "witness", False):
+        # the witness is the minor that is nonzero modulo the prime; over Q there is no prime and the
+        # engine returns none, so the option would be silently dropped
+        raise InputError("--witness", True, "the option without --over-q (the witness is a minor nonzero modulo "
+                         "--prime P; over Q there is none: use --certificate FILE for a proof the checker replays)")
     return dict(mode=args.mode, seed=args.seed, prime=None if args.over_q else args.prime, witness=args.witness,
                 max_memory=args.max_memory)
 
