@@ -150,9 +150,11 @@ def emit_head_certificates(out_dir, *, length: int = DEFAULT_LENGTH, multiplier:
     # length takes about 30 s): refused before the model is read past the committed run's work
     import json
 
-    from algebra.attention_rank.heads import model_directory
+    from algebra.attention_rank.heads import check_multiplier, model_directory
 
-    cfg = json.loads((Path(directory or model_directory()) / "config.json").read_text())
+    check_multiplier(multiplier)  # the arguments first, then the model's size (its wheel may be absent)
+    if layers is None or heads is None:
+        cfg = json.loads((Path(directory or model_directory()) / "config.json").read_text())
     n_sel = ((int(cfg["num_hidden_layers"]) if layers is None else len(layers))
              * (int(cfg["num_attention_heads"]) if heads is None else len(heads)))
     work = n_sel * int(length) ** 3
