@@ -15,6 +15,7 @@ sweep runner's ``--scheduler``/``--workers``/``--no-worker-timeout`` (:func:`add
 from __future__ import annotations
 
 import argparse
+import contextlib
 import re
 
 from algebra.engine.dimension import parse_memory
@@ -142,6 +143,27 @@ def integer(text) -> int:
     algebra.errors.InputError: invalid value='５': expected an integer in ASCII digits
     """
     return parse_integer(text, "value")
+
+
+@contextlib.contextmanager
+def generators_named(name: str):
+    """Re-raise a refusal of :func:`~algebra.models.polynomial.parse_generators`'s ``generator N`` as one
+    naming what the user typed (``--ideal``, the positional ``generators``), the position kept in the text.
+
+    Examples
+    --------
+    >>> with generators_named("--ideal"):
+    ...     raise InputError("generator 2", "x*", "a polynomial")
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid --ideal='x*': expected a polynomial (generator 2)
+    """
+    try:
+        yield
+    except InputError as exc:
+        if not str(exc.argument).startswith("generator "):
+            raise
+        raise InputError(name, exc.value, f"{exc.allowed} ({exc.argument})") from None
 
 
 def integer_arg(name: str, *, minimum: int | None = None, allowed: str | None = None):

@@ -37,8 +37,9 @@ from typing import Callable
 
 
 from algebra.cli._llc import flag_names
-from algebra.cli.args import (add_certificate_option, add_sweep_options, nonnegative_arg, parse_memory, parse_widths,
-                              positive_arg, prime_arg, print_certificate, sweep_options, write_certificate)
+from algebra.cli.args import (add_certificate_option, add_sweep_options, generators_named, nonnegative_arg,
+                              parse_memory, parse_widths, positive_arg, prime_arg, print_certificate, sweep_options,
+                              write_certificate)
 from algebra.engine import MODES, dimension
 from algebra.engine.dimension import DEFAULT_MAX_MEMORY, JACOBIAN_BYTES_PER_ENTRY
 from algebra.errors import InputError, ResourceError
@@ -564,12 +565,8 @@ def _run_singular(args) -> int:
     if args.ideal:
         from algebra.geometry.singular import ideal_singular_locus
 
-        try:
+        with generators_named("--ideal"):
             r = ideal_singular_locus(args.ideal, args.variables, codim=args.codim)
-        except InputError as exc:  # the library names "generator N": the user typed --ideal
-            if not str(exc.argument).startswith("generator "):
-                raise
-            raise InputError("--ideal", exc.value, f"{exc.allowed} ({exc.argument} of --ideal)") from None
         if args.json:
             reports.append(r)
         else:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 
 from algebra.cli._llc import flag_names
-from algebra.cli.args import integer_arg, parse_integers, parse_widths, print_certificate, write_certificate
+from algebra.cli.args import (generators_named, integer_arg, parse_integers, parse_widths, print_certificate,
+                              write_certificate)
 from algebra.errors import InputError, ResourceError
 from algebra.models.polynomial import parse_generators
 
@@ -114,12 +115,8 @@ def _run_poly(args) -> int:
     from algebra.slt.newton import newton_rlct, sum_of_squares
 
     if getattr(args, "generators", None):
-        try:
+        with generators_named("generators"):
             gens, variables = parse_generators(args.generators, args.variables)
-        except InputError as exc:  # "generator N" is the N-th of the positional generators
-            if not str(exc.argument).startswith("generator "):
-                raise
-            raise InputError("generators", exc.value, f"{exc.allowed} ({exc.argument})") from None
         products = sum(len(g.terms) ** 2 for g in gens)
         if products > MAX_SQUARE_PRODUCTS:  # sum f_i^2 multiplies every pair of terms: refused before it starts
             raise InputError("generators", f"{len(gens)} generators with {sum(len(g.terms) for g in gens)} terms",
