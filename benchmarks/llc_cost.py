@@ -102,9 +102,10 @@ def main(argv=None) -> int:
     body = table(rows)
     print(body)
     if a.write:
-        from llc_exact_ladders import write_block
+        from llc_devinterp import replace_between_markers
 
-        write_block("llc_cost", body, "PY benchmarks/llc_cost.py --write")
+        replace_between_markers(os.path.join(os.path.dirname(__file__), "..", "BENCHMARKS.md"), "llc_cost", body,
+                                "PY benchmarks/llc_cost.py --write")
     return 0
 
 

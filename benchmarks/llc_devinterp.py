@@ -433,8 +433,10 @@ def replace_between_markers(path: str, name: str, body: str, command: str) -> No
         raise SystemExit(f"{path}: markers {start} ... {end} not found")
     stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     block = f"{start}\nWritten by `{command}` on {stamp}.\n\n{body}\n"
-    with open(path, "w") as fh:
-        fh.write(text[:i] + block + text[j:])
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+    from algebra.files import write_atomic  # a killed report never leaves BENCHMARKS.md half-written
+
+    write_atomic(path, (text[:i] + block + text[j:]).encode())
 
 
 def report(data: str, *, write: bool = False, command: str | None = None) -> None:

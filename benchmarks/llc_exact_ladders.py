@@ -87,20 +87,6 @@ def table(lad: dict) -> str:
     return "\n".join(lines)
 
 
-def write_block(name: str, body: str, command: str) -> None:
-    """Replace the ``<!-- name -->`` ... ``<!-- /name -->`` block of BENCHMARKS.md (atomically)."""
-    path = os.path.join(os.path.dirname(__file__), "..", "BENCHMARKS.md")
-    text = open(path).read()
-    start, end = f"<!-- {name} -->", f"<!-- /{name} -->"
-    if start not in text:
-        raise SystemExit(f"BENCHMARKS.md has no {start} marker")
-    block = f"{start}\nWritten by `{command}`.\n\n{body}\n{end}"
-    a, b = text.index(start), text.index(end) + len(end)
-    from algebra.files import write_atomic
-
-    write_atomic(path, (text[:a] + block + text[b:]).encode())
-
-
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--write", action="store_true", help="replace the table in BENCHMARKS.md")
@@ -113,7 +99,11 @@ def main(argv=None) -> int:
         with open(a.json, "w") as fh:
             json.dump({k: {str(d): v for d, v in r.items()} for k, r in lad.items()}, fh, indent=1)
     if a.write:
-        write_block("llc_exact_ladders", body, "python benchmarks/llc_exact_ladders.py --write")
+        sys.path.insert(0, os.path.dirname(__file__))
+        from llc_devinterp import replace_between_markers
+
+        replace_between_markers(os.path.join(os.path.dirname(__file__), "..", "BENCHMARKS.md"), "llc_exact_ladders",
+                                body, "python benchmarks/llc_exact_ladders.py --write")
     return 0
 
 

@@ -157,9 +157,10 @@ def main(argv=None) -> int:
     body = table(r)
     print(body)
     if a.write:
-        from llc_exact_ladders import write_block
+        from llc_devinterp import replace_between_markers
 
-        write_block("llc_torch_user", body, "PY benchmarks/llc_torch_user.py" + (" --fast" if a.fast else "") + " --write")
+        replace_between_markers(os.path.join(os.path.dirname(__file__), "..", "BENCHMARKS.md"), "llc_torch_user", body,
+                                "PY benchmarks/llc_torch_user.py" + (" --fast" if a.fast else "") + " --write")
     return 0
 
 
