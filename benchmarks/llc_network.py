@@ -189,6 +189,7 @@ def run_diagnose(a) -> None:
     ``rank / 2 = lambda`` only when ``gamma << nbeta h_i`` for every ``i``.  Also reports
     the gradient at ``w*`` and ``L_n(w*) - min L_n`` (is ``w*`` the minimum?).
     """
+    from algebra.numeric.laplace import laplace_prediction
     from algebra.numeric.samplers import top_curvature
 
     model = samples(a.n)
@@ -207,7 +208,7 @@ def run_diagnose(a) -> None:
     ladder = []
     for s in (1e4, 1e5, 1e6, 1e7, 1e8):
         nb = s / h
-        ladder.append({"nbeta_h": s, "nbeta": nb, "prediction_gamma_h": float(np.sum(0.5 * nb * ev / (nb * ev + h))),
+        ladder.append({"nbeta_h": s, "nbeta": nb, "prediction_gamma_h": laplace_prediction(ev[:rank], nb, h),
                        "bias_from_loss_drop": nb * drop})
     write(a.out, "diagnose_quadratic", {
         "model": model.name, "rank": rank, "eigenvalues_top": ev[:3].tolist(),
