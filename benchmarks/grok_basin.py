@@ -14,6 +14,11 @@
    settings), K_eff and ``wd ||theta||``.
 3. Decides the basin claim with :func:`algebra.certify.local_rank.basin_verdict` (checkpoints grouped by
    training set) and prints the markdown table for BENCHMARKS.md ("Grokking").
+4. With ``--estimates``, measures at the same checkpoints (one Dask task each, resumable table
+   ``basin_estimates.jsonl``) the estimates of issue 23 item 3 beside the certified value: the calibrated LLC v2
+   (``target="empirical"``, FAST settings) with its verdict, the paper's SGLD with its split R-hat, the Laplace
+   prediction of the paper's settings (nbeta = 30, gamma = 5) from the Hessian at the checkpoint, and the
+   Hutchinson trace (100 probes); prints the side-by-side table and draws ``basin_estimates.png``.
 """
 
 from __future__ import annotations
@@ -92,12 +97,27 @@ def certify_item(item: dict) -> dict:
             "certificate_sha256": e.certificate["sha256"], "certify_seconds": round(secs, 1)}
 
 
+def estimates_item(item: dict) -> dict:
+    """One Dask task: the estimates of issue 23 item 3 at checkpoint ``item["epoch"]`` of ``item["run"]``."""
+    from algebra.grokking.evaluation import evaluate_checkpoint
+
+    t0 = time.perf_counter()
+    ev = evaluate_checkpoint(load_run(item["run"]), item["epoch"], calibrated=True, hutchinson_vectors=100)
+    keep = ("seed", "llc_sgld", "llc_sgld_se", "llc_sgld_rhat", "llc_cal", "llc_cal_se", "llc_cal_verdict",
+            "llc_cal_reasons", "llc_cal_target", "llc_sgld_laplace", "hutch", "hutch_se")
+    return {**{k: (None if isinstance(ev[k], float) and ev[k] != ev[k] else ev[k]) for k in keep},
+            "estimate_seconds": round(time.perf_counter() - t0, 1)}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", default="runs/grok_basin")
     ap.add_argument("--out", default="benchmarks/grok_results")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--certificates", default=None, help="also keep every certificate in this directory")
+    ap.add_argument("--estimates", action="store_true",
+                    help="also measure the calibrated LLC, the paper's SGLD with R-hat, its Laplace prediction and "
+                         "tr H at every checkpoint (item 3; ~20 s a checkpoint)")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     cfgs = configs()
@@ -121,6 +141,18 @@ def main(argv=None) -> int:
           f"{max(r['certify_seconds'] for r in rows)} s -->")
     print(basin_table(rows))
     print(f"\nBasin verdict: **{verdict}** -- {reason}")
+    if args.estimates:
+        from algebra.certify.local_rank import estimates_table
+        from algebra.grokking.figures import plot_basin_estimates
+
+        t2 = time.perf_counter()
+        est = run_sweep(estimates_item, items, key=lambda it: f"{Path(it['run']).name}|{it['epoch']}",
+                        workers=args.workers, table=out / "basin_estimates.jsonl", progress=False,
+                        desc="estimates")
+        print(f"\n<!-- {len(est)} checkpoints' estimates in {time.perf_counter() - t2:.0f} s; slowest "
+              f"{max(r['estimate_seconds'] for r in est)} s -->")
+        print(estimates_table(rows, est))
+        print(f"\nfigure: {plot_basin_estimates(rows, est, out / 'basin_estimates.png')}")
     return 0
 
 

@@ -24,7 +24,7 @@ from algebra.errors import CertificateError, InputError
 from algebra.exact.field import DEFAULT_PRIME
 
 __all__ = ["DEFAULT_TOLERANCE", "PHASES", "network_block", "local_rank_certificate", "certify_checkpoint", "tolerance_text",
-           "phase", "basin_verdict", "basin_table", "judge_basin"]
+           "phase", "basin_verdict", "basin_table", "estimates_table", "judge_basin"]
 
 #: The stated tolerance of ``||grad L_n||`` at or below which a checkpoint is treated as a critical point of
 #: ``L_n`` (``--tolerance``).  Measured (BENCHMARKS.md "Grokking"): minibatch Adam leaves every checkpoint of the
@@ -292,4 +292,70 @@ def basin_table(rows) -> str:
                      f"{_rank_text(r['maps']['all'])} | {'yes' if r['maps']['train']['locally_constant'] else 'no'} | "
                      f"{lam} | {r['gradient_norm_at_most']} | {r['wd_theta']:.2e} | {r['train_loss_at_most']} | "
                      f"{r['llc_sgld']:.1f} ± {r['llc_sgld_se']:.1f} | {r['k_eff']} |")
+    return "\n".join(lines)
+
+
+#: split R-hat above which a sampled ``±`` is no error bar (the chains disagree)
+RHAT_SUPPORTED = 1.05
+
+
+def _short_reason(reasons: str) -> str:
+    """The calibrated verdict's first reason, in a few words (the full text stays in the JSON table)."""
+    if not reasons:
+        return ""
+    if "is not a minimum of L_n" in reasons:
+        return "w* not a minimum of L_n"
+    first = reasons.split("; ")[0]
+    if first.startswith("nbeta="):  # "nbeta=X: split R-hat 1.1 > 1.05" -> the check itself
+        first = first.split(": ", 1)[-1]
+    head = first.split(": ", 1)[0]  # "not shown converged: the ladder rose ..." -> its category
+    return head if len(head) <= 60 else head[:57] + "..."
+
+
+def estimates_table(rows, estimates) -> str:
+    """Issue 23 item 3: per checkpoint, the certified value beside every estimate (markdown).
+
+    ``rows`` are :func:`basin_table`'s certified rows and ``estimates`` the rows of
+    ``benchmarks/grok_basin.py --estimates`` (matched on ``_key``): the calibrated LLC v2 with its verdict
+    (target: the training set's own loss ``L_n``), the paper's SGLD with its split R-hat, the Laplace
+    prediction of the paper's settings from the Hessian at the checkpoint, and the Hutchinson ``tr H``.
+    A ``±`` the diagnostics do not support is marked: ``(R-hat r)`` after the SGLD value when
+    ``r > 1.05``, and the calibrated verdict's first reason when it is ``suspect``.
+
+    Examples
+    --------
+    >>> row = {"_key": "k", "p": 13, "train_fraction": 0.3, "weight_decay": 0.0, "seed": 1, "epoch": 1500,
+    ...        "phase": "memorising", "train_acc": 1.0, "val_acc": 0.042, "lambda": "637/2",
+    ...        "maps": {"train": {"lower": 637, "upper": 637}}, "k_eff": 32}
+    >>> est = {"_key": "k", "llc_cal": 317.9, "llc_cal_se": 1.2, "llc_cal_verdict": "ok", "llc_cal_reasons": "",
+    ...        "llc_sgld": 31.6, "llc_sgld_se": 4.8, "llc_sgld_rhat": 2.1, "llc_sgld_laplace": 120.5,
+    ...        "hutch": 40.2, "hutch_se": 0.3}
+    >>> print(estimates_table([row], [est]).splitlines()[-1])
+    | 13 | 0.3 | 0 | 1 | 1500 | memorising | 1.000 / 0.042 | 637 | 637/2 | 317.9 ± 1.2 ok | 31.6 ± 4.8 (R-hat 2.10) | 120.5 | 40.2 ± 0.3 | 32 |
+    """
+    by_key = {e["_key"]: e for e in estimates}
+    head = ("| p | f | wd | seed | epoch | phase | train / val acc | certified rank (train) | λ (Thm F.1) | "
+            "calibrated LLC v2, L_n (verdict) | paper's SGLD λ̂ | Laplace of the paper's settings | tr H | K_eff |")
+    lines = [head, "|" + "---|" * 14]
+
+    def num(v, se):
+        return "—" if v is None else f"{v:.1f} ± {se:.1f}"
+
+    for r in rows:
+        e = by_key.get(r["_key"])
+        if e is None:
+            continue
+        cal = num(e.get("llc_cal"), e.get("llc_cal_se"))
+        if e.get("llc_cal") is not None:
+            verdict = e.get("llc_cal_verdict")
+            cal += " ok" if verdict == "ok" else f" suspect: {_short_reason(e.get('llc_cal_reasons', ''))}"
+        sgld = num(e["llc_sgld"], e["llc_sgld_se"])
+        rhat = e.get("llc_sgld_rhat")
+        if rhat is None or not rhat <= RHAT_SUPPORTED:
+            sgld += f" (R-hat {rhat:.2f})" if rhat is not None else " (R-hat undefined)"
+        lap = "—" if e.get("llc_sgld_laplace") is None else f"{e['llc_sgld_laplace']:.1f}"
+        lam = r["lambda"] if r.get("lambda") is not None else "— not critical"
+        lines.append(f"| {r['p']} | {r['train_fraction']:g} | {r['weight_decay']:g} | {r['seed']} | {r['epoch']} | "
+                     f"{r['phase']} | {r['train_acc']:.3f} / {r['val_acc']:.3f} | {_rank_text(r['maps']['train'])} | "
+                     f"{lam} | {cal} | {sgld} | {lap} | {num(e['hutch'], e['hutch_se'])} | {r['k_eff']} |")
     return "\n".join(lines)

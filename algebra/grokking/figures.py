@@ -8,6 +8,9 @@
   seeds, every run shown).
 * :func:`plot_final_llc` -- Figure 1(a)/(b): final LLC against ``p`` or ``K``,
   with Corollary 5.4's line ``K(3p-1)/2`` and the certified data line.
+* :func:`plot_basin_estimates` -- issue 23: per training run, the certified
+  ``rank / 2`` at each checkpoint beside the paper's SGLD, the Laplace
+  prediction of its settings, the calibrated LLC (where ``ok``) and ``tr H``.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import numpy as np
 
 from algebra.errors import InputError
 
-__all__ = ["plot_run", "plot_gsm", "plot_final_llc"]
+__all__ = ["plot_run", "plot_gsm", "plot_final_llc", "plot_basin_estimates"]
 
 Z95 = 1.959963984540054
 
@@ -145,3 +148,66 @@ def plot_final_llc(rows, out, *, by: str = "p") -> Path:
     ax.set_ylabel("lambda")
     ax.legend(fontsize=8)
     return _save(plt, fig, out)
+
+
+def plot_basin_estimates(rows, estimates, out) -> Path:
+    """One panel per training run: certified ``rank / 2`` and the estimates at its checkpoints (log scale).
+
+    ``rows`` and ``estimates`` as in :func:`algebra.certify.local_rank.estimates_table`. Filled markers are
+    supported values (SGLD split R-hat <= 1.05, calibrated ``ok``); hollow ones are not. A star marks a
+    checkpoint where Theorem F.1 gives lambda (a certified critical point).
+    """
+    plt = _pyplot()
+    by_key = {e["_key"]: e for e in estimates}
+    runs = []
+    for r in rows:
+        name = r["run"] if "run" in r else r["group"]
+        if name not in runs:
+            runs.append(name)
+    cols = 4
+    nrows = max(1, math.ceil(len(runs) / cols))
+    fig, axes = plt.subplots(nrows, cols, figsize=(4 * cols, 3 * nrows), squeeze=False)
+    for ax, name in zip(axes.flat, runs):
+        rs = sorted((r for r in rows if (r["run"] if "run" in r else r["group"]) == name), key=lambda r: r["epoch"])
+        es = [by_key.get(r["_key"], {}) for r in rs]
+        ep = np.array([r["epoch"] for r in rs], dtype=float)
+        half = np.array([r["maps"]["train"]["lower"] / 2 for r in rs], dtype=float)
+        ax.plot(ep, half, "k--", lw=1, label="certified rank/2 (train)")
+        crit = np.array([r.get("lambda") is not None for r in rs])
+        if crit.any():
+            ax.plot(ep[crit], half[crit], "k*", ms=10, label="lambda (Thm F.1)")
+        sg = _col(es, "llc_sgld")
+        ok = _col(es, "llc_sgld_rhat") <= 1.05
+        ax.plot(ep, sg, "-", color="tab:blue", lw=0.8)
+        if ok.any():
+            ax.plot(ep[ok], sg[ok], "o", color="tab:blue", label="paper's SGLD")
+        if (~ok).any():
+            ax.plot(ep[~ok], sg[~ok], "o", mfc="none", color="tab:blue", label="paper's SGLD, R-hat > 1.05")
+        ax.plot(ep, _col(es, "llc_sgld_laplace"), "^-", color="tab:orange", lw=0.8, ms=4,
+                label="Laplace of the paper's settings")
+        cal = _col(es, "llc_cal")
+        good = np.array([e.get("llc_cal_verdict") == "ok" for e in es]) & np.isfinite(cal) & (cal > 0)
+        if good.any():
+            ax.plot(ep[good], cal[good], "s", color="tab:red", label="calibrated LLC v2 (ok)")
+        ax.plot(ep, _col(es, "hutch"), ":", color="tab:green", label="tr H")
+        r0 = rs[0]
+        ax.set_title(f"p={r0['p']} f={r0['train_fraction']:g} wd={r0['weight_decay']:g} seed {r0['seed']}", fontsize=9)
+        ax.set_yscale("log")
+        ax.set_xlabel("epoch")
+        ax.set_ylabel("lambda, estimates, tr H")
+    for ax in list(axes.flat)[len(runs):]:
+        ax.axis("off")
+    handles, labels = {}, []
+    for ax in axes.flat:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            if lab not in handles:
+                handles[lab] = h
+                labels.append(lab)
+    # one legend for the figure, outside the panels, so no data is hidden
+    fig.legend([handles[lab] for lab in labels], labels, loc="lower center", ncol=min(len(labels), 4), fontsize=8,
+               bbox_to_anchor=(0.5, 0.0))
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    out = Path(out)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
