@@ -135,6 +135,7 @@ DEFICIT_MAX = 0.01
 OFFSET_MAX = 0.01
 FLAT_HESSIAN = 1e-4  # relative to the largest eigenvalue of the input covariance
 TARGETS = ("population", "empirical")
+STARTS = ("hotter", "w_star")
 
 
 @dataclass(frozen=True)
@@ -163,6 +164,7 @@ class CalibrationSettings:
     adapt_mass: object = False
     jitter: tuple = (0.25, 1.5)
     step_pool: str = "chain"
+    start: str = "hotter"
 
     def to_json(self) -> dict:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
@@ -290,10 +292,11 @@ def _ladder(s: CalibrationSettings, h: float, n, target: str) -> tuple:
 
 
 def _sample_temperature(model, s: CalibrationSettings, nb: float, gamma: float, decade: float, seed: int,
-                        bar: str | None = None, progress=None):
+                        bar: str | None = None, progress=None, init=None):
     """Warm-up, then blocks of draws until the stopping rule of step 4 (or ``max_draws``).
 
-    The warm-up is ``max(num_warmup, block // 2)`` scaled by the growth (step 4 says what that gives).
+    The warm-up is ``max(num_warmup, block // 2)`` scaled by the growth (step 4 says what that gives);
+    ``init`` are the chains' starting points (step 3a), ``None`` for ``w*``.
     """
     grow = s.draws_growth ** decade
     block = max(8, int(round(s.num_draws * grow)))
@@ -304,7 +307,7 @@ def _sample_temperature(model, s: CalibrationSettings, nb: float, gamma: float, 
     run = sample(model, method=s.method, nbeta=nb, gamma=gamma, num_chains=s.num_chains, num_draws=block,
                  num_warmup=warm, leapfrog_steps=s.leapfrog_steps, seed=int(seeds[0]),
                  accept_target=s.accept_target, adapt_mass=s.adapt_mass if s.method == "hmc" else None,
-                 jitter=tuple(s.jitter), step_pool=s.step_pool, progress=bar)
+                 jitter=tuple(s.jitter), step_pool=s.step_pool, progress=bar, init=init)
     k = 1
     while run.losses.shape[1] + block <= cap:
         try:
@@ -320,6 +323,14 @@ def _sample_temperature(model, s: CalibrationSettings, nb: float, gamma: float, 
         run = extend_run(model, run, num_draws=block, seed=int(seeds[k]), progress=bar)
         k += 1
     return run
+
+
+def _restart_points(run, w_star) -> np.ndarray:
+    """The chains' final positions, a chain that diverged (non-finite) put back at ``w*``."""
+    W = np.array(run.final, dtype=float, copy=True)
+    bad = ~np.all(np.isfinite(W), axis=1) | np.asarray(run.divergent, dtype=bool)
+    W[bad] = np.asarray(w_star, dtype=float)
+    return W
 
 
 def calibrated_llc(model, *, settings: CalibrationSettings | None = None, seed: int = 0,
@@ -389,6 +400,8 @@ def calibrated_llc(model, *, settings: CalibrationSettings | None = None, seed: 
     if target not in TARGETS:
         raise InputError("target", target, "one of " + ", ".join(TARGETS))
     s = settings or CalibrationSettings()
+    if s.start not in STARTS:
+        raise InputError("settings.start", s.start, "one of " + ", ".join(STARTS))
     h = _units(model)
     gamma = float(s.gamma)
     n = getattr(model, "n", None)
@@ -399,11 +412,13 @@ def calibrated_llc(model, *, settings: CalibrationSettings | None = None, seed: 
     if progress is not None:
         progress(f"Hessian at w*: rank {spec.rank} ({spec.method}), h = {h:.4g}, gamma = {gamma:g}")
     child_seeds = np.random.SeedSequence(seed).generate_state(len(nbetas))
-    per, trace = [], None
+    per, trace, init = [], None, None
     for j, nb in enumerate(nbetas):
         run = _sample_temperature(model, s, nb, gamma, math.log10(nb / nbetas[0]), int(child_seeds[j]),
                                   bar=f"LLC nbeta h={nb * h:.0e} ({j + 1}/{len(nbetas)})" if bar else None,
-                                  progress=progress)
+                                  progress=progress, init=init)
+        if s.start == "hotter":  # step 3a: the next, colder temperature starts where these chains ended
+            init = _restart_points(run, model.w_star)
         try:
             est = estimate_llc(run)
         except InputError:
