@@ -8,8 +8,11 @@ atomically; ``neuroalgebra verify FILE`` re-checks it):
 
 * :func:`certify_model` ``(model, path, *, seed=0, claimed=None, relation="==", quantity="dimension")``
   -- any model object, user polynomial maps included;
-* :func:`certify_secant` ``(atom, k, path, *, seed=0, claimed=None)`` -- a secant variety;
+* :func:`certify_secant` ``(atom, k, path, *, seed=0, claimed=None, relation="==")`` -- a secant variety;
 * :func:`certify_formula` ``(name, args, path)`` -- a closed-form learning coefficient.
+
+A ``claimed`` value is recorded in the file as data (its ``claimed`` member); the checker derives the
+verdict on it from the proven bounds, and ``verify`` prints it.
 """
 
 from algebra.certify.emit import certify_formula, certify_model, certify_secant

@@ -59,6 +59,7 @@ __all__ = [
     "interval_certificate",
     "attention_certificate",
     "verdict_for",
+    "claimed_member",
     "model_from_spec",
     "rlct_certificate",
     "subnetwork_certificate",
@@ -161,12 +162,54 @@ def verdict_for(relation: str, claimed: int | None, lower: int, upper: int | Non
 
 
 def _self_check(cert: dict) -> str:
-    from algebra.checker import Reject, check
+    return _self_check_verdict(cert)[0]
+
+
+def _self_check_verdict(cert: dict) -> tuple:
+    """``(reason, judgement)`` of the independent checker (:func:`algebra.checker.check_verdict`): the
+    judgement of the file's recorded ``claimed`` member (``None`` without one)."""
+    from algebra.checker import Reject, check_verdict
 
     try:
-        return check(cert)
+        return check_verdict(cert)
     except Reject as exc:
         raise CertificateError(f"the emitted certificate does not verify: {exc}") from None
+
+
+MAX_CLAIMED = 2**63 - 1  # the checker's bound on a recorded claimed rank (kernel.MAX_CLAIMED)
+
+
+def claimed_member(claimed, relation: str, *, quantity: str = "dimension") -> dict:
+    """The certificate's ``claimed`` member ``{"relation", "value"}``: the user's claim as data, in the checker's
+    spelling (an integer rank; lambda as an exact fraction string), after refusing a bad one (:class:`InputError`).
+
+    The file never holds a verdict: the checker derives it from this member and the proven bounds.
+
+    Examples
+    --------
+    >>> claimed_member(20, "=="), claimed_member("5/2", "<=", quantity="lambda")
+    ({'relation': '==', 'value': 20}, {'relation': '<=', 'value': '5/2'})
+    >>> claimed_member(True, "==")
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid claimed=True: expected an integer in [0, 2**63 - 1] (the claimed dimension)
+    """
+    if relation not in RELATIONS:
+        raise InputError("relation", relation, "one of ==, >=, <=")
+    if quantity == "lambda":
+        if isinstance(claimed, (bool, float)) or not isinstance(claimed, (int, Fraction, str)):
+            raise InputError("claimed", claimed, "an exact rational (an int, a fractions.Fraction or a string such as "
+                             "'5/2'; a float is not exact) for the claimed lambda")
+        try:
+            value = Fraction(claimed)
+        except (ValueError, ZeroDivisionError):
+            raise InputError("claimed", claimed, "an exact rational such as '5/2' for the claimed lambda") from None
+        return {"relation": relation, "value": exact(value)}
+    import numpy as np
+
+    if isinstance(claimed, bool) or not isinstance(claimed, (int, np.integer)) or not 0 <= claimed <= MAX_CLAIMED:
+        raise InputError("claimed", claimed, "an integer in [0, 2**63 - 1] (the claimed dimension)")
+    return {"relation": relation, "value": int(claimed)}
 
 
 # -- dimension certificates ---------------------------------------------------------------------
@@ -191,6 +234,7 @@ class _DimensionRequest:
     claimed: int | None
     relation: str
     assumes_nondefective: bool
+    record_claim: bool = False
 
 
 def _certified_model(model, *, witnesses: str, relation: str, prime):
@@ -295,6 +339,8 @@ def _sealed(req: _DimensionRequest, seed: int, result=None) -> tuple:
     res = _engine_run(req, seed, result)
     cert, up_value = _witness_blocks(req, res, seed)
     kind, expected = _claim_kind(req, cert, res.lower_bound, up_value)
+    if req.record_claim and req.claimed is not None:  # the claim as data: the checker derives its verdict
+        cert["claimed"] = claimed_member(req.claimed, req.relation)
     return seal(cert), kind, res.lower_bound, up_value, expected
 
 
@@ -311,6 +357,7 @@ def dimension_certificate(
     witnesses: str = "auto",
     attempts: int = 3,
     result=None,
+    record_claim: bool = False,
 ) -> Emitted:
     """Certify the generic Jacobian rank (the neuromanifold's dimension) of ``model``.
 
@@ -342,6 +389,12 @@ def dimension_certificate(
         (:func:`dimension_with_certificate` passes its one run).  It must be the run
         this function would make: the certificate's mode (:func:`certificate_mode`),
         ``seed``, ``prime`` and ``witness=True``; otherwise :class:`InputError`.
+    record_claim : bool
+        Write ``claimed`` and ``relation`` into the file as its ``claimed`` member
+        (:func:`claimed_member`), so that the checker re-derives the verdict from the
+        file alone (:func:`certify_model` does; the catalogue keeps its claims in
+        ``source`` and its verdicts in the index).  The verdict returned is then the
+        checker's.
 
     Examples
     --------
@@ -358,16 +411,24 @@ def dimension_certificate(
     spec = checker_spec(model)
     mode = certificate_mode(model)
     _check_reuse(result, model, mode, seed, prime)
-    req = _DimensionRequest(model, spec, mode, prime, source, upper, witnesses, claimed, relation, assumes_nondefective)
+    if claimed is not None:
+        claimed_member(claimed, relation)  # refuse a bad claim before any engine run
+    req = _DimensionRequest(model, spec, mode, prime, source, upper, witnesses, claimed, relation, assumes_nondefective,
+                            record_claim)
     last_error = None
     for attempt in range(attempts):
         cert, kind, lower, up_value, expected = _sealed(req, seed + attempt, result if attempt == 0 else None)
         try:
-            reason = _self_check(cert)
+            reason, judgement = _self_check_verdict(cert)
         except CertificateError as exc:  # a non-generic point: the Cramer identity fails
             last_error = exc
             continue
         verdict, note = _judge(req, kind, lower, up_value, expected)
+        if judgement is not None and judgement["verdict"] != verdict:
+            # the file proves less than the run (a rank_upper_bound drops the minor): report what verify will say
+            note = (f"the run's bounds give {verdict!r}; this file proves only what the checker derives, so the "
+                    f"recorded claim is {judgement['verdict']!r}")
+            verdict = judgement["verdict"]
         return Emitted(cert, kind, lower, up_value, verdict, reason, note)
     raise CertificateError(f"no verifying certificate after {attempts} seeds: {last_error}")
 
@@ -431,16 +492,19 @@ def _formula_routes(name: str, args: tuple) -> tuple:
     raise InputError("name", name, "reduced_rank_regression, deep_linear_network or query_key")
 
 
-def _finish_formula(cert: dict) -> tuple:
-    """Set the claim the checker derives from the formula block, seal, self-check."""
+def _finish_formula(cert: dict, claimed: dict | None = None) -> tuple:
+    """Set the claim the checker derives from the formula block (and the ``claimed`` member when given), seal,
+    self-check: ``(certificate, reason, judgement)``."""
     from algebra.checker import Reject, kernel
 
     try:
         cert["claim"] = kernel.check_formula(cert, [])
     except Reject as exc:
         raise CertificateError(f"the emitted formula certificate does not verify: {exc}") from None
+    if claimed is not None:
+        cert["claimed"] = claimed
     cert = seal(cert)
-    return cert, _self_check(cert)
+    return (cert, *_self_check_verdict(cert))
 
 
 def formula_certificate(name: str, *args, source: dict | None = None) -> Emitted:
@@ -476,7 +540,7 @@ def formula_certificate(name: str, *args, source: dict | None = None) -> Emitted
         "stated": {"lambda": exact(stated.lam), "multiplicity": int(stated.multiplicity),
                    "where": kernel.FORMULA_SOURCES[name]},
     }
-    cert, reason = _finish_formula(cert)
+    cert, reason, _ = _finish_formula(cert)
     verdict = "confirmed" if cert["claim"]["agrees"] else "refuted"
     return Emitted(cert, "formula", None, None, verdict, reason)
 
@@ -562,8 +626,8 @@ def subnetwork_certificate(model, theta, inactive: dict, *, seed: int = 0, prime
     return Emitted(cert, "rank_lower_bound", w.rank, None, "out of reach", reason, note)
 
 
-def rlct_certificate(model, *, stated: dict | None = None, seed: int = 0, prime: int = DEFAULT_PRIME,
-                     source: dict | None = None) -> Emitted:
+def rlct_certificate(model, *, stated: dict | None = None, claimed=None, relation: str = "==", seed: int = 0,
+                     prime: int = DEFAULT_PRIME, source: dict | None = None) -> Emitted:
     """Certify ``lambda = rank / 2`` (m = 1) of a model regular in its identifiable coordinates.
 
     The rank is a certified generic Jacobian rank (:func:`dimension_certificate`,
@@ -573,7 +637,10 @@ def rlct_certificate(model, *, stated: dict | None = None, seed: int = 0, prime:
     ``stated`` is what a paper says (``{"lambda": ..., "where": ...}`` or
     ``{"lower": ..., "upper": ..., "where": ...}``); the verdict compares it
     with the certified value (``confirmed`` / ``refuted``; hypotheses are the
-    caller's to judge).
+    caller's to judge).  ``claimed`` (an exact rational) and ``relation`` are the
+    user's own ``lambda RELATION claimed``, recorded in the file as its ``claimed``
+    member (:func:`claimed_member`); the verdict is then the checker's judgement of
+    it (``stated`` keeps its ``agrees`` in the claim).
 
     Raises
     ------
@@ -586,10 +653,14 @@ def rlct_certificate(model, *, stated: dict | None = None, seed: int = 0, prime:
     >>> e = rlct_certificate(quadratic_network(3, 1, 2), stated={"lambda": 3, "where": "Corollary 4.2"})
     >>> e.certificate["formula"]["lambda"], e.verdict
     ('5/2', 'refuted')
+    >>> e = rlct_certificate(quadratic_network(3, 1, 2), claimed="5/2")
+    >>> e.certificate["claimed"], e.verdict
+    ({'relation': '==', 'value': '5/2'}, 'confirmed')
     """
     from algebra.checker import kernel
     from algebra.errors import DomainError
 
+    member = None if claimed is None else claimed_member(claimed, relation, quantity="lambda")
     dim = dimension_certificate(model, seed=seed, prime=prime)
     if dim.upper != dim.lower:
         raise DomainError(f"lambda = rank/2 needs a certified rank; only rank >= {dim.lower} is proven")
@@ -607,9 +678,9 @@ def rlct_certificate(model, *, stated: dict | None = None, seed: int = 0, prime:
     }
     if stated is not None:
         cert["formula"]["stated"] = _stated(stated)
-    cert, reason = _finish_formula(cert)
+    cert, reason, judgement = _finish_formula(cert, member)
     agrees = cert["claim"]["agrees"]
-    verdict = "confirmed" if agrees in (None, True) else "refuted"
+    verdict = judgement["verdict"] if judgement else "confirmed" if agrees in (None, True) else "refuted"
     return Emitted(cert, "formula", dim.lower, dim.upper, verdict, reason)
 
 
@@ -647,7 +718,7 @@ def newton_certificate(K, *, prior_exponents=None, variables=None, stated: dict 
     }
     if stated is not None:
         cert["formula"]["stated"] = _stated(stated)
-    cert, reason = _finish_formula(cert)
+    cert, reason, _ = _finish_formula(cert)
     verdict = "refuted" if cert["claim"]["agrees"] is False else "confirmed"
     return Emitted(cert, "formula", None, None, verdict, reason)
 
@@ -774,8 +845,16 @@ def certify_model(model, path, *, seed: int = 0, claimed: int | None = None, rel
         so an error leaves no half-written file.
     seed : int
         Seed of the integer point and inputs (recorded in the file).
-    claimed, relation : int, str, optional
-        A value to compare with (``dim RELATION claimed``), for the verdict.
+    claimed, relation : int (or rational for ``lambda``), str, optional
+        The user's claim ``dim RELATION claimed`` (``lambda RELATION claimed`` for
+        ``quantity="lambda"``; ``relation`` one of ``==``, ``>=``, ``<=``).  It is
+        written into the file as data, its ``claimed`` member
+        ``{"relation": "==", "value": 20}`` (lambda: an exact string such as
+        ``"5/2"``), and the independent checker derives the verdict from that
+        member and the bounds it proves (``neuroalgebra verify FILE`` prints it
+        and exits 1 unless it is ``confirmed``).  No verdict is stored in the file.
+        Without ``claimed`` the file has no such member (byte-identical to a
+        file written before the member existed).
     prime : int
         The prime (``< 2**21``) the lower bound's minor is taken modulo.
     quantity : {"dimension", "lambda"}
@@ -790,12 +869,16 @@ def certify_model(model, path, *, seed: int = 0, claimed: int | None = None, rel
     Emitted
         ``kind`` is ``rank_lower_bound`` when only a lower bound could be
         proven; ``note`` then says so (an uncertified result certifies what was
-        proven, never more).
+        proven, never more).  ``verdict`` is the checker's judgement of
+        ``claimed`` against the proven bounds: ``confirmed`` (every value the
+        bounds allow satisfies it), ``refuted`` (none does) or ``out of reach``
+        (the bounds do not decide it); without ``claimed``, ``confirmed`` when the
+        bounds meet.
 
     Raises
     ------
     InputError
-        A ``relation`` or ``quantity`` outside the allowed ones, or a model the engine refuses.
+        A ``relation``, ``quantity`` or ``claimed`` outside the allowed ones, or a model the engine refuses.
 
     Examples
     --------
@@ -806,6 +889,12 @@ def certify_model(model, path, *, seed: int = 0, claimed: int | None = None, rel
     >>> e = certify_model(MLP((3, 4, 1), "t^2", bias=True), path)
     >>> e.kind, e.lower, e.upper, check_file(str(path))[0]
     ('dimension', 10, 10, True)
+    >>> e = certify_model(MLP((3, 4, 1), "t^2", bias=True), path, claimed=12)
+    >>> e.certificate["claimed"], e.verdict
+    ({'relation': '==', 'value': 12}, 'refuted')
+    >>> from algebra.checker.files import check_file_verdict
+    >>> check_file_verdict(str(path))[2]["verdict"]   # re-derived from the file alone
+    'refuted'
 
     References
     ----------
@@ -818,12 +907,13 @@ def certify_model(model, path, *, seed: int = 0, claimed: int | None = None, rel
     if seed < 0:
         raise InputError("seed", seed, "a non-negative integer")
     if quantity == "lambda":
-        return _write(rlct_certificate(model, seed=seed, prime=prime), path)
+        return _write(rlct_certificate(model, claimed=claimed, relation=relation, seed=seed, prime=prime), path)
     try:
         return _write(dimension_certificate(model, claimed=claimed, relation=relation, seed=seed, prime=prime,
-                                            result=result), path)
+                                            result=result, record_claim=True), path)
     except CertificateError as exc:  # the upper-bound witnesses did not verify: certify what is proven
-        e = dimension_certificate(model, claimed=claimed, relation=relation, seed=seed, prime=prime, upper=False)
+        e = dimension_certificate(model, claimed=claimed, relation=relation, seed=seed, prime=prime, upper=False,
+                                  record_claim=True)
         note = f"only the lower bound rank >= {e.lower} is certified (the upper bound did not verify: {exc})"
         return _write(Emitted(e.certificate, e.kind, e.lower, e.upper, e.verdict, e.reason, note), path)
 
@@ -890,7 +980,7 @@ def dimension_with_certificate(model, path, *, seed: int = 0, prime: int = DEFAU
     return res, emitted
 
 
-def certify_secant(atom, k: int, path, *, seed: int = 0, claimed: int | None = None) -> Emitted:
+def certify_secant(atom, k: int, path, *, seed: int = 0, claimed: int | None = None, relation: str = "==") -> Emitted:
     """Certify the dimension of the ``k``-th secant variety of the cone parametrized by ``atom``.
 
     The secant variety is the closure of the image of the sum of ``k`` copies
@@ -907,8 +997,10 @@ def certify_secant(atom, k: int, path, *, seed: int = 0, claimed: int | None = N
         The certificate file, written atomically.
     seed : int
         Seed of the integer point (recorded in the file).
-    claimed : int, optional
-        A dimension to compare with, for the verdict.
+    claimed, relation : int, str, optional
+        The user's claim ``dim sigma_k RELATION claimed`` (the affine cone's
+        dimension), recorded in the file as its ``claimed`` member; the checker
+        derives the verdict from it (see :func:`certify_model`).
 
     Returns
     -------
@@ -918,7 +1010,7 @@ def certify_secant(atom, k: int, path, *, seed: int = 0, claimed: int | None = N
     Raises
     ------
     InputError
-        ``k < 1`` or an atom the engine refuses.
+        ``k < 1``, a bad ``claimed`` or ``relation``, or an atom the engine refuses.
 
     Examples
     --------
@@ -928,6 +1020,8 @@ def certify_secant(atom, k: int, path, *, seed: int = 0, claimed: int | None = N
     >>> e = certify_secant(veronese(3, 4), 5, path)   # Alexander-Hirschowitz: 14, not 15
     >>> e.kind, e.lower
     ('dimension', 14)
+    >>> certify_secant(veronese(3, 4), 5, path, claimed=15).verdict   # the expected count is refuted
+    'refuted'
 
     References
     ----------
@@ -938,7 +1032,7 @@ def certify_secant(atom, k: int, path, *, seed: int = 0, claimed: int | None = N
     """
     from algebra.models.segre_veronese import SecantMap
 
-    return certify_model(SecantMap(atom, k), path, seed=seed, claimed=claimed)
+    return certify_model(SecantMap(atom, k), path, seed=seed, claimed=claimed, relation=relation)
 
 
 def certify_formula(name: str, args: tuple, path) -> Emitted:

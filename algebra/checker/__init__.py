@@ -16,6 +16,6 @@ imports none of them back.
 
 from algebra.checker import attention, cnn, local_rank, representation  # noqa: F401 - they register their kinds and families
 from algebra.checker.files import check_file, main
-from algebra.checker.kernel import Reject, check
+from algebra.checker.kernel import Reject, check, check_verdict
 
-__all__ = ["Reject", "check", "check_file", "main"]
+__all__ = ["Reject", "check", "check_verdict", "check_file", "main"]

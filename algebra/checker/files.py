@@ -14,15 +14,23 @@ import re
 import stat
 import sys
 
-from algebra.checker.kernel import MAX_FILE_BYTES, Reject, _bad_constant, _no_duplicates, _shown, check, need
+from algebra.checker.kernel import MAX_FILE_BYTES, Reject, _bad_constant, _no_duplicates, _shown, check_verdict, need
 
-__all__ = ["check_file", "certificate_files", "scan", "verify_paths", "render_row", "exit_status", "main"]
+__all__ = ["check_file", "check_file_verdict", "certificate_files", "scan", "verify_paths", "render_row",
+           "exit_status", "main"]
 
 
 def check_file(path: str) -> tuple:
     """``(True, reason)`` when the file verifies, ``(False, reason)`` otherwise; never raises."""
-    ok, reason, _ = _check_path(path)
+    ok, reason, _, _ = _check_path(path)
     return ok, reason
+
+
+def check_file_verdict(path: str) -> tuple:
+    """``(ok, reason, judgement)``: :func:`check_file`, and the checker's judgement of the claim the file records
+    (:func:`algebra.checker.kernel.check_verdict`; ``None`` when it records none or does not verify)."""
+    ok, reason, _, judgement = _check_path(path)
+    return ok, reason, judgement
 
 
 def _read_regular(path: str) -> bytes:
@@ -47,19 +55,20 @@ def _parse_json(data: bytes):
 
 
 def _check_path(path: str) -> tuple:
-    """``(ok, reason, sha256 or None)``; never raises (an unexpected error is a refusal that says so)."""
+    """``(ok, reason, sha256 or None, judgement or None)``; never raises (an unexpected error is a refusal that
+    says so)."""
     try:
         cert = _parse_json(_read_regular(path))
-        reason = check(cert)
-        return True, reason, cert["sha256"]
+        reason, judgement = check_verdict(cert)
+        return True, reason, cert["sha256"], judgement
     except Reject as exc:
-        return False, str(exc), None
+        return False, str(exc), None, None
     except OSError as exc:
-        return False, f"cannot read the file ({exc.strerror})", None
+        return False, f"cannot read the file ({exc.strerror})", None, None
     except (RecursionError, MemoryError, OverflowError, ValueError, TypeError, ArithmeticError) as exc:
-        return False, f"malformed certificate ({type(exc).__name__})", None
+        return False, f"malformed certificate ({type(exc).__name__})", None, None
     except Exception as exc:  # noqa: BLE001 - one file's failure never stops the others' verdicts
-        return False, f"internal checker error ({type(exc).__name__}): not verified", None
+        return False, f"internal checker error ({type(exc).__name__}): not verified", None, None
 
 
 def certificate_files(paths) -> list:
@@ -157,8 +166,10 @@ def verify_paths(paths, report=None) -> list:
     seen = {}
     for row in rows:
         if row.get("certificate"):
-            ok, reason, sha = _check_path(row["file"])
+            ok, reason, sha, judgement = _check_path(row["file"])
             row.update(verified=ok, reason=reason)
+            if judgement is not None:  # the user's claim the file records, judged by the checker
+                row["claimed"] = judgement
             seen[os.path.normpath(row["file"])] = (row, sha)
         if report is not None and (not row.get("index") or row["verified"] is False):
             report(row)
@@ -185,6 +196,11 @@ def verify_paths(paths, report=None) -> list:
 
 
 def render_row(row) -> str:
+    """One line per row: ``VERIFIED (reason)``, with ``; claim VERDICT: rank == 20`` when the file records a claim."""
+    if row["verified"] is True and "claimed" in row:
+        j = row["claimed"]
+        return (f"{row['file']}: VERIFIED; claim {j['verdict'].upper()}: {j['quantity']} {j['relation']} {j['value']} "
+                f"({row['reason']})")
     if row["verified"] is True:
         return f"{row['file']}: VERIFIED ({row['reason']})"
     if row["verified"] is False:
@@ -195,7 +211,8 @@ def render_row(row) -> str:
 def main(argv=None) -> int:
     """``python -m algebra.checker PATH...``: one verdict line per file (a directory: its ``*.json``, subdirectories
     included, checked against its ``index.json`` when it has one; every file skipped is reported and why); exit 0
-    only if every certificate verifies and nothing that could hide one was skipped."""
+    only if every certificate verifies, every claim a file records is confirmed, and nothing that could hide a
+    certificate was skipped."""
     args = sys.argv[1:] if argv is None else argv
     if not args:
         print("usage: python -m algebra.checker CERTIFICATE.json|DIR ...", file=sys.stderr)
@@ -205,6 +222,8 @@ def main(argv=None) -> int:
 
 
 def exit_status(rows) -> int:
-    """0 when at least one certificate verified and no row failed, else 1."""
+    """0 when at least one certificate verified, no row failed and every recorded claim is confirmed, else 1 (a
+    refuted or undecided claim is a decided negative answer, like a certificate that does not verify)."""
     ok = any(r["verified"] is True for r in rows) and not any(r["verified"] is False for r in rows)
-    return 0 if ok else 1
+    confirmed = all(r["claimed"]["verdict"] == "confirmed" for r in rows if "claimed" in r)
+    return 0 if ok and confirmed else 1

@@ -14,6 +14,7 @@ evaluator of every model family (forward-mode differentiation, not the models' J
   from the spec (``min(ambient, P - rescaling/gauge symmetries)``);
 * every claim (relation, value, the object it is about, its text) is derived from the data and
   re-rendered here; a file whose claim differs is refused; ``source`` is informational;
+* ``claimed`` (optional): the user's claim as data; its verdict is derived from the proven range, never read;
 * formula: the closed form re-evaluated; interval inequality and attention rank: ball arithmetic
   (python-flint ``arb``) in :mod:`algebra.checker.attention`, the checker's one real evaluator.
 """
@@ -1036,9 +1037,11 @@ def aoyagi(ws, r):
 # fields a certificate of each kind may have besides the informational ones (``source``, ``tool``, ``seed``: never
 # read into a claim); the kinds' readers require the ones they need
 _INFORMATIONAL = ("schema_version", "kind", "claim", "sha256", "source", "tool", "seed")
-CERT_FIELDS = {"rank_lower_bound": ("model", "point", "lower", "subnetwork"), "rank_upper_bound": ("model", "point", "upper"),
-               "dimension": ("model", "point", "lower", "upper"), "defect": ("model", "point", "lower", "upper"),
-               "formula": ("formula",), "interval_inequality": ("payload",),
+CERT_FIELDS = {"rank_lower_bound": ("model", "point", "lower", "subnetwork", "claimed"),
+               "rank_upper_bound": ("model", "point", "upper", "claimed"),
+               "dimension": ("model", "point", "lower", "upper", "claimed"),
+               "defect": ("model", "point", "lower", "upper", "claimed"),
+               "formula": ("formula", "claimed"), "interval_inequality": ("payload",),
                "attention_rank": ("matrix", "selection", "approximant"), "score_representation": ("representation",),
                "local_rank": ("network", "tolerance", "witnesses")}
 
@@ -1070,6 +1073,14 @@ def _no_duplicates(pairs):
 
 def check(cert) -> str:
     """Check a parsed certificate; return the reason it holds, raise :class:`Reject` otherwise."""
+    return check_verdict(cert)[0]
+
+
+def check_verdict(cert) -> tuple:
+    """``(reason, judgement)``: :func:`check`, and the judgement of the user's claim the file records
+    (:func:`read_claimed`), or ``None`` when it records none: ``{"quantity", "relation", "value", "lower",
+    "upper", "verdict"}``, the verdict ``confirmed``, ``refuted`` or ``out of reach`` judged against the bounds
+    ``lower <= quantity <= upper`` the checker derived (:func:`judge_claimed`)."""
     need(isinstance(cert, dict), "the file is not a JSON object")
     need(get(cert, "schema_version", int) == SCHEMA_VERSION, f"unsupported schema_version (this checker reads {SCHEMA_VERSION})")
     body = {k: v for k, v in cert.items() if k != "sha256"}
@@ -1083,9 +1094,57 @@ def check(cert) -> str:
     need(isinstance(derived, dict), f"internal: no claim derived for kind {kind!r}")  # every kind derives its claim
     compare_claim(claim, derived)
     notes.append("claim derived and re-rendered")
+    judgement = judge_claimed(read_claimed(cert, kind), kind, derived)
+    if judgement is not None:
+        j, inf = judgement, lambda x, sign: sign + "inf" if x is None else x  # noqa: E731
+        notes.append(f"claimed {j['quantity']} {j['relation']} {j['value']}: {j['verdict']} (proven: "
+                     f"{inf(j['lower'], '-')} <= {j['quantity']} <= {inf(j['upper'], '')})")
     if "source" in cert:
         notes.append("source: informational, not checked")
-    return "; ".join(notes)
+    return "; ".join(notes), judgement
+
+
+# -- the user's claim, recorded as data (``claimed``): the verdict is derived here, never read -------------
+CLAIMED_RELATIONS = ("==", ">=", "<=")
+MAX_CLAIMED = 2**63 - 1
+
+
+def read_claimed(cert, kind):
+    """``(relation, value)`` of the ``claimed`` member ``{"relation": "==" | ">=" | "<=", "value": v}`` (``None``
+    without one): the user's claim about the generic rank (rank kinds: ``v`` a JSON integer in ``[0, 2^63)``) or
+    lambda (``formula``: ``v`` a canonical fraction string).  Nothing else is read: a verdict or a text in it is
+    refused as an unknown field."""
+    if "claimed" not in cert:
+        return None
+    block = fields(get(cert, "claimed", dict), ("relation", "value"), "claimed", ("relation", "value"))
+    rel = get(block, "relation", str, "claimed")
+    need(rel in CLAIMED_RELATIONS, f"claimed.relation must be one of {', '.join(CLAIMED_RELATIONS)}, not {_shown(rel)}")
+    if kind == "formula":
+        return rel, fraction(get(block, "value", str, "claimed"), "claimed.value")
+    return rel, small_int(block["value"], 0, MAX_CLAIMED, "claimed.value")
+
+
+def judge_claimed(claimed, kind, derived):
+    """``{"quantity", "relation", "value", "lower", "upper", "verdict"}`` for ``claimed = (relation, value)``
+    (``None`` for ``None``): ``lower <= quantity <= upper`` is the range the derived claim proves (``None``: no
+    bound that side; a rank is at least 0), the verdict ``confirmed`` when every value in it satisfies the
+    claim, ``refuted`` when none does, ``out of reach`` otherwise."""
+    if claimed is None:
+        return None
+    (rel, v), drel = claimed, derived["relation"]
+    proven = fraction(derived["value"], "value") if kind == "formula" else derived["value"]
+    lo = proven if drel in ("==", ">=") else (None if kind == "formula" else 0)
+    hi = proven if drel in ("==", "<=") else None
+    below, above = lo is not None and v < lo, hi is not None and v > hi  # v outside the proven range
+    if rel == "==":
+        verdict = "confirmed" if lo == hi == v else "refuted" if below or above else "out of reach"
+    elif rel == ">=":
+        verdict = "confirmed" if lo is not None and lo >= v else "refuted" if above else "out of reach"
+    else:
+        verdict = "confirmed" if hi is not None and hi <= v else "refuted" if below else "out of reach"
+    spell = lambda x: str(x) if isinstance(x, Fraction) else x  # noqa: E731 - as the file spells it
+    return {"quantity": "lambda" if kind == "formula" else "rank", "relation": rel, "value": spell(v),
+            "lower": spell(lo), "upper": spell(hi), "verdict": verdict}
 
 
 def _bad_constant(name):

@@ -38,6 +38,10 @@ __all__ = [
     "add_certificate_option",
     "write_certificate",
     "print_certificate",
+    "certificate_status",
+    "parse_claim",
+    "claim_arg",
+    "claim_options",
     "add_sweep_options",
     "sweep_options",
 ]
@@ -276,10 +280,58 @@ def real_arg(name: str, **bounds):
 # -- --certificate FILE ----------------------------------------------------------------------------
 
 
-def add_certificate_option(parser) -> None:
-    """``--certificate FILE``: write one certificate of what the command proved (``dim``, ``secant``, ``rlct``)."""
+def add_certificate_option(parser, *, claim: bool = False) -> None:
+    """``--certificate FILE``: write one certificate of what the command proved (``dim``, ``secant``, ``rlct``);
+    with ``claim``, also ``--claim CLAIM`` (:func:`parse_claim`), recorded in that certificate."""
     parser.add_argument("--certificate", metavar="FILE", default=None,
                         help="also write a certificate of the result to FILE (re-check it with `neuroalgebra verify FILE`)")
+    if claim:
+        parser.add_argument("--claim", metavar="CLAIM", type=claim_arg, default=None,
+                            help="with --certificate: your claim about the dimension, '20' (== 20), '>=20' or '<=20', "
+                                 "recorded in the certificate; the independent checker judges it (confirmed, refuted "
+                                 "or out of reach) and the exit status is 1 unless it is confirmed")
+
+
+_CLAIM = re.compile(r"(==|>=|<=)?\s*([0-9]+)")
+
+
+def parse_claim(text, argument: str = "--claim") -> tuple:
+    """``"20"``, ``"==20"``, ``">= 20"``, ``"<=20"`` -> ``(relation, value)``: a claim about a dimension.
+
+    Examples
+    --------
+    >>> parse_claim("20"), parse_claim(">= 7"), parse_claim("<=3")
+    (('==', 20), ('>=', 7), ('<=', 3))
+    >>> parse_claim("=20")
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid --claim='=20': expected a dimension N, ==N, >=N or <=N (N a non-negative integer in ASCII digits, below 2**63)
+    """
+    m = _CLAIM.fullmatch(str(text).strip())
+    if m is None or (len(m.group(2)) > 1 and m.group(2)[0] == "0") or len(m.group(2)) > 19 or int(m.group(2)) >= 2**63:
+        raise InputError(argument, text, "a dimension N, ==N, >=N or <=N (N a non-negative integer in ASCII digits, "
+                         "below 2**63)")
+    return m.group(1) or "==", int(m.group(2))
+
+
+def claim_arg(text: str) -> tuple:
+    """argparse type of ``--claim``: :func:`parse_claim`, its error as argparse's."""
+    try:
+        return parse_claim(text)
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def claim_options(args) -> dict:
+    """``{"claimed", "relation"}`` of ``--claim`` for an :mod:`algebra.certify` entry point (empty without it);
+    refuses ``--claim`` without ``--certificate`` (the claim is judged in the certificate, by the checker)."""
+    claim = getattr(args, "claim", None)
+    if claim is None:
+        return {}
+    if not getattr(args, "certificate", None):
+        raise InputError("--claim", f"{claim[0]}{claim[1]}", "--claim together with --certificate FILE (the claim is "
+                         "recorded in the certificate and judged there by the independent checker)")
+    return {"relation": claim[0], "claimed": claim[1]}
 
 
 def write_certificate(path, emit) -> dict:
@@ -291,22 +343,37 @@ def write_certificate(path, emit) -> dict:
     (``kind``, ``relation``, ``value``), which for an uncertified result is
     only the proven lower bound.
     """
-    from algebra.checker import check_file
+    from algebra.checker.files import check_file_verdict
 
     try:
         emitted = emit(path)
     except OSError as exc:
         raise InputError("--certificate", str(path), f"a writable file path ({exc.strerror or exc})") from None
-    ok, reason = check_file(str(path))[:2]
+    ok, reason, judgement = check_file_verdict(str(path))
     claim = emitted.certificate["claim"]
-    return {"path": str(path), "kind": emitted.kind, "relation": claim.get("relation"), "value": claim.get("value"),
+    info = {"path": str(path), "kind": emitted.kind, "relation": claim.get("relation"), "value": claim.get("value"),
             "verified": bool(ok), "checker": reason}
+    if judgement is not None:  # the --claim the file records, as the checker judged it from the file
+        info["claimed"] = judgement
+    return info
 
 
 def print_certificate(info: dict) -> None:
-    """One line for a :func:`write_certificate` description: path, what it proves, the checker's verdict."""
+    """One line for a :func:`write_certificate` description: path, what it proves, the checker's verdict (and its
+    verdict on the recorded claim)."""
+    j = info.get("claimed")
+    said = f"; claim {j['quantity']} {j['relation']} {j['value']}: {j['verdict'].upper()}" if j else ""
     print(f"certificate: {info['path']} ({info['kind']}: {info['relation']} {info['value']}; "
-          f"independent checker: {'VERIFIED' if info['verified'] else 'REJECTED'})")
+          f"independent checker: {'VERIFIED' if info['verified'] else 'REJECTED'}{said})")
+
+
+def certificate_status(info: dict | None) -> int:
+    """The exit status a command that wrote ``info`` (:func:`write_certificate`, or ``None``) returns: 1 when the
+    file does not verify or the claim it records is not confirmed, else 0."""
+    if info is None:
+        return 0
+    bad = not info["verified"] or ("claimed" in info and info["claimed"]["verdict"] != "confirmed")
+    return 1 if bad else 0
 
 
 # -- the sweep runner's options ------------------------------------------------------------------------

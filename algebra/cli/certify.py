@@ -38,7 +38,10 @@ def register(subparsers) -> None:
         "verify",
         help="re-check certificate files with the independent checker",
         description="Print VERIFIED or NOT VERIFIED: reason for each file (directories: every *.json except "
-        "index.json, subdirectories included). Exit status 0 only when every file verifies.",
+        "index.json, subdirectories included). A file that records the user's claim (its 'claimed' member, written "
+        "by certify_model(..., claimed=N)) also gets the checker's verdict on it, re-derived from the proven bounds: "
+        "confirmed, refuted or out of reach. Exit status 0 only when every file verifies and every recorded claim "
+        "is confirmed.",
     )
     v.add_argument("paths", nargs="+", metavar="PATH", help="certificate files or directories")
     v.add_argument("--json", action="store_true", help="print one JSON object")
@@ -116,14 +119,22 @@ def _verify(args) -> int:
         print("NOT VERIFIED: no certificate files found")
         return 1
     failed = [r for r in rows if r["verified"] is False]
+    judged = [r["claimed"] for r in rows if "claimed" in r]
     if args.json:
-        files = [{"file": r["file"], "verified": r["verified"], "reason": r["reason"]} for r in rows if not r.get("index")]
-        print(json.dumps({"files": files, "all_verified": not failed}, indent=1, sort_keys=True))
+        files = [{"file": r["file"], "verified": r["verified"], "reason": r["reason"],
+                  **({"claimed": r["claimed"]} if "claimed" in r else {})} for r in rows if not r.get("index")]
+        print(json.dumps({"files": files, "all_verified": not failed,
+                          "all_claims_confirmed": all(j["verdict"] == "confirmed" for j in judged)},
+                         indent=1, sort_keys=True))
     else:
         good = sum(r["verified"] is True for r in certs)
         other = len(failed) - sum(r["verified"] is False for r in certs)
+        verdicts = {}
+        for j in judged:
+            verdicts[j["verdict"]] = verdicts.get(j["verdict"], 0) + 1
         print(f"{good} of {len(certs)} verified in {time.perf_counter() - t0:.1f} s"
-              + (f"; {other} other problem(s) (skipped files, index mismatches) listed above" if other else ""))
+              + (f"; {other} other problem(s) (skipped files, index mismatches) listed above" if other else "")
+              + (f"; recorded claims: " + ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items())) if judged else ""))
     return exit_status(rows)
 
 

@@ -37,9 +37,9 @@ from typing import Callable
 
 
 from algebra.cli._llc import flag_names
-from algebra.cli.args import (add_certificate_option, add_sweep_options, generators_named, nonnegative_arg,
-                              parse_memory, parse_widths, positive_arg, prime_arg, print_certificate, sweep_options,
-                              write_certificate)
+from algebra.cli.args import (add_certificate_option, add_sweep_options, certificate_status, claim_options,
+                              generators_named, nonnegative_arg, parse_memory, parse_widths, positive_arg, prime_arg,
+                              print_certificate, sweep_options, write_certificate)
 from algebra.engine import MODES, dimension
 from algebra.engine.dimension import DEFAULT_MAX_MEMORY, JACOBIAN_BYTES_PER_ENTRY
 from algebra.errors import InputError, ResourceError
@@ -336,7 +336,7 @@ def _run_dim(args) -> int:
     if args.certificate and args.samples is not None:
         raise InputError("--samples", args.samples, "no --samples with --certificate (the certificate's route chooses "
                          "its sample inputs; drop --samples)")
-    cert = None
+    cert, claim = None, claim_options(args)
     if args.certificate:
         from algebra.certify.emit import dimension_with_certificate
 
@@ -348,7 +348,7 @@ def _run_dim(args) -> int:
         def emit(path):
             res, emitted = dimension_with_certificate(
                 model, path, seed=args.seed, prime=args.prime, mode=args.mode, over_q=args.over_q,
-                witness=args.witness, max_memory=args.max_memory)
+                witness=args.witness, max_memory=args.max_memory, **claim)
             runs.append(res)
             return emitted
 
@@ -379,7 +379,7 @@ def _run_dim(args) -> int:
             print(json.dumps({"witness": res.to_json()["witness"]}))
         if cert:
             print_certificate(cert)
-    return 0
+    return certificate_status(cert)
 
 
 # -- secant, secant-table ------------------------------------------------------------------------
@@ -426,11 +426,11 @@ def _run_secant(args) -> int:
         names = _VARIETY_SIZES[args.variety]
         value = "/".join(str(getattr(args, n.lstrip("-"), None)) for n in names.split("/"))
         raise InputError(names, value, f"a smaller variety ({exc})") from None
-    cert = None
+    cert, claim = None, claim_options(args)
     if args.certificate:
         from algebra.certify import certify_secant
 
-        cert = write_certificate(args.certificate, lambda path: certify_secant(X, args.k, path, seed=args.seed))
+        cert = write_certificate(args.certificate, lambda path: certify_secant(X, args.k, path, seed=args.seed, **claim))
     if args.json:
         print(json.dumps(dict(res.to_json(), **({"certificate": cert} if cert else {})), indent=2))
     else:
@@ -440,7 +440,7 @@ def _run_secant(args) -> int:
         print(f"upper bound from: {res.upper_bound_reason}")
         if cert:
             print_certificate(cert)
-    return 0
+    return certificate_status(cert)
 
 
 #: the secant sweeps' grid bounds -> the options of ``secant-table``
@@ -647,7 +647,7 @@ def register(subparsers) -> None:
         q = fams.add_parser(name, help=family.help)
         family.add_arguments(q)
         add_dimension_options(q, inherit=True)  # `dim --json FAMILY ...` keeps the parent's --json
-        add_certificate_option(q)
+        add_certificate_option(q, claim=True)
 
     p = subparsers.add_parser("secant", help="certified dimension of a secant variety (Terracini)",
                               description="Dimension of the affine cone over sigma_k(X) for a Veronese, Segre or "
@@ -663,7 +663,7 @@ def register(subparsers) -> None:
     p.add_argument("--k", type=positive_arg("--k"), required=True, help="number of points (atoms)")
     p.add_argument("--prime", type=prime_arg(), default=DEFAULT_PRIME)
     add_output_options(p)
-    add_certificate_option(p)
+    add_certificate_option(p, claim=True)
     p.set_defaults(handler=_run_secant)
 
     p = subparsers.add_parser("secant-table", help="sweep secant dimensions; CSV + Markdown of defective cases",

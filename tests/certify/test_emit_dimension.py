@@ -81,14 +81,14 @@ def test_a_point_that_does_not_verify_moves_to_the_next_seed(monkeypatch):
     """Only the self-check's failure moves on: seeds 0 and 1 refused, seed 2 written; too few attempts raise."""
     import algebra.certify.emit as emit
 
-    real = emit._self_check
+    real = emit._self_check_verdict
 
     def fussy(cert):
         if cert["seed"] < 2:
             raise CertificateError(f"not generic at seed {cert['seed']}")
         return real(cert)
 
-    monkeypatch.setattr(emit, "_self_check", fussy)
+    monkeypatch.setattr(emit, "_self_check_verdict", fussy)
     e = dimension_certificate(QueryKey(3, 2))
     assert e.certificate["seed"] == 2
     assert render(e.certificate) == render(dimension_certificate(QueryKey(3, 2), seed=2).certificate)

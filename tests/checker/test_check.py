@@ -57,7 +57,7 @@ def test_checker_line_count_is_small_and_reported_honestly():
     import re
 
     counts = {p.name: len(p.read_text().splitlines()) for p in CHECKER_DIR.glob("*.py")}
-    assert sum(counts.values()) < 3000  # kernel, ball arithmetic, CNN (16), representations (13), canonical specs and files (20), local rank (23)
+    assert sum(counts.values()) < 3100  # kernel, ball arithmetic, CNN (16), representations (13), canonical specs and files (20), local rank (23), claimed verdicts (25)
     doc = (CHECKER_DIR.parents[1] / "docs" / "certificate-format.md").read_text()
     stated = dict((name, int(n)) for name, n in re.findall(r"`algebra/checker/(\w+\.py)`: (\d+) lines", doc))
     assert stated == {name: n for name, n in counts.items() if name in stated} and "kernel.py" in stated

@@ -85,13 +85,13 @@ def test_a_fifo_does_not_hang_the_run(tree, capsys):
 
 
 def test_one_files_internal_error_does_not_stop_the_others(tree, monkeypatch, capsys):
-    real = files.check
+    real = files.check_verdict
 
     def flaky(cert):
         if cert["model"]["family"] == "qk":
             raise IndexError("planted")
         return real(cert)
 
-    monkeypatch.setattr(files, "check", flaky)
+    monkeypatch.setattr(files, "check_verdict", flaky)
     code, out = run(tree, capsys)
     assert code == 1 and "internal checker error (IndexError)" in out and out.count(": VERIFIED (") == 1
