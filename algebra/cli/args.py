@@ -35,6 +35,8 @@ __all__ = [
     "prime_arg",
     "parse_real",
     "real_arg",
+    "add_progress_options",
+    "progress_bar",
     "add_certificate_option",
     "write_certificate",
     "print_certificate",
@@ -275,6 +277,41 @@ def real_arg(name: str, **bounds):
 
     parse.real_option = name
     return parse
+
+
+# -- progress: a tqdm bar on stderr by default, --quiet switches it off ------------------------------
+
+
+def add_progress_options(parser, *, legacy: tuple = ()) -> None:
+    """``--quiet``: the one spelling, on every command doing long work, that switches its progress bar off.
+
+    By default such a command shows a tqdm bar with an ETA on stderr (stdout, ``--json`` included, holds only
+    the answer).  ``legacy`` keeps an older spelling working: ``"--no-progress"`` (the same as ``--quiet``) and
+    ``"--progress"`` (the old opt-in; the bar is now the default, so it is accepted and changes nothing unless it
+    follows ``--quiet``).
+    """
+    parser.add_argument("--quiet", dest="quiet", action="store_true", default=False,
+                        help="no progress bar (by default a tqdm bar with an ETA is shown on stderr)")
+    if "--no-progress" in legacy:
+        parser.add_argument("--no-progress", dest="quiet", action="store_true", default=False,
+                            help="the same as --quiet (older spelling)")
+    if "--progress" in legacy:
+        parser.add_argument("--progress", dest="quiet", action="store_false", default=False,
+                            help="show the progress bar (the default; older spelling)")
+
+
+def progress_bar(iterable=None, *, quiet: bool, desc: str, total: int | None = None, unit: str = "it"):
+    """A tqdm bar with an ETA on stderr over ``iterable`` (``quiet``: a bar that shows nothing, same interface).
+
+    Examples
+    --------
+    >>> with progress_bar(range(3), quiet=True, desc="demo") as bar:
+    ...     [x for x in bar]
+    [0, 1, 2]
+    """
+    from tqdm import tqdm
+
+    return tqdm(iterable, desc=desc, total=total, unit=unit, disable=quiet)
 
 
 # -- --certificate FILE ----------------------------------------------------------------------------

@@ -19,7 +19,7 @@ import numpy as np
 
 from algebra.checker.attention import MAX_ENTRIES, MAX_PRODUCT, MAX_SIDE
 from algebra.cli._llc import flag_names
-from algebra.cli.args import integer_arg, parse_integers, parse_real, positive_arg, real_arg
+from algebra.cli.args import add_progress_options, integer_arg, parse_integers, parse_real, positive_arg, real_arg
 from algebra.errors import InputError
 
 __all__ = ["register"]
@@ -83,7 +83,7 @@ def _cmd_heads(args) -> int:
     with flag_names({"multipliers": "--multipliers", "eps_list": "--eps", "layers": "--layers", "heads": "--heads",
                      "length": "--length"}):
         table = head_table(args.length or 128, multipliers=mults, eps_list=epss, layers=layers, heads=heads,
-                           progress=not args.json)
+                           progress=not args.quiet)
     if args.plot:
         _plot_heads(table, args.plot)
     if args.json:
@@ -112,7 +112,7 @@ def _emit_heads(args, layers, heads) -> int:
     with flag_names({"multiplier": "--emit-multiplier", "eps": "--emit-eps", "layers": "--layers", "heads": "--heads",
                      "length": "--length"}):
         entries = emit_head_certificates(args.emit, length=args.length or DEFAULT_LENGTH, multiplier=mult[0],
-                                         eps=eps[0], layers=layers, heads=heads, progress=not args.json)
+                                         eps=eps[0], layers=layers, heads=heads, progress=not args.quiet)
     write_index(args.emit, index_entries(args.emit))  # every file of the directory, re-checked
     if args.json:
         print(_dump(entries))
@@ -236,7 +236,7 @@ def _cmd_slopes(args) -> int:
 
     fast = args.fast or os.environ.get("NEUROALGEBRA_FAST") == "1"
     with flag_names({"eps": "--eps"}):
-        table = slope_table(args.eps, seed=args.seed, fast=fast, progress=not args.json)
+        table = slope_table(args.eps, seed=args.seed, fast=fast, progress=not args.quiet)
     if args.plot:
         plot_slopes(table, args.plot)
     if args.json:
@@ -254,7 +254,7 @@ def _cmd_train(args) -> int:
 
     with flag_names({"runs": "--runs", "steps": "--steps", "n_inputs": "--inputs", "lr": "--lr"}):
         res = figure5(runs=args.runs, steps=args.steps, seed=args.seed, lr=args.lr,
-                      n_inputs=args.inputs, progress=not args.json)
+                      n_inputs=args.inputs, progress=not args.quiet)
     if args.plot:
         plot_figure5(res, args.plot)
     if args.json:
@@ -328,6 +328,7 @@ def register(subparsers) -> None:
     h.add_argument("--emit-eps", default="0.25")
     h.add_argument("--plot", default=None, metavar="FILE.png")
     h.add_argument("--json", action="store_true")
+    add_progress_options(h)
     h.set_defaults(handler=_cmd_heads)
 
     m = sub.add_parser("matrix", help="a checked approximation-rank certificate for your own Q, K (.npz)")
@@ -346,6 +347,7 @@ def register(subparsers) -> None:
     s.add_argument("--fast", action="store_true")
     s.add_argument("--plot", default=None, metavar="FILE.png")
     s.add_argument("--json", action="store_true")
+    add_progress_options(s)
     s.set_defaults(handler=_cmd_slopes)
 
     t = sub.add_parser("train", help="lightning vs softmax training, sigma_2/sigma_1 of S_t (Figure 5)")
@@ -356,6 +358,7 @@ def register(subparsers) -> None:
     t.add_argument("--seed", type=integer_arg("--seed"), default=0)
     t.add_argument("--plot", default=None, metavar="FILE.png")
     t.add_argument("--json", action="store_true")
+    add_progress_options(t)
     t.set_defaults(handler=_cmd_train)
 
     c = sub.add_parser("synthetic-certs", help="write checked certificates of the synthetic constructions")

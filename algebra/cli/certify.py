@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from algebra.checker.kernel import MAX_FILE_BYTES
-from algebra.cli.args import add_sweep_options, nonnegative_arg, sweep_options
+from algebra.cli.args import add_progress_options, add_sweep_options, nonnegative_arg, progress_bar, sweep_options
 from algebra.errors import InputError
 
 __all__ = ["register", "certificate_paths"]
@@ -24,7 +24,7 @@ def register(subparsers) -> None:
     p.add_argument("--out", default="certificates", help="output directory (default: certificates)")
     p.add_argument("--fast", action="store_true", help="only the small CI subset")
     p.add_argument("--seed", type=nonnegative_arg("--seed"), default=0, help="seed of the integer points and inputs")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_progress_options(p)
     p.add_argument("--json", action="store_true", help="print the index as JSON")
     add_sweep_options(p, serial_by_default=True)
     # certify's default differs from the shared runner's: with neither option the claims run in this process
@@ -45,6 +45,7 @@ def register(subparsers) -> None:
     )
     v.add_argument("paths", nargs="+", metavar="PATH", help="certificate files or directories")
     v.add_argument("--json", action="store_true", help="print one JSON object")
+    add_progress_options(v)
     v.set_defaults(handler=_verify)
 
     e = subparsers.add_parser(
@@ -67,6 +68,7 @@ def register(subparsers) -> None:
     x.add_argument("system", choices=["singular", "m2"])
     x.add_argument("paths", nargs="+", metavar="PATH", help="certificate files or directories")
     x.add_argument("--json", action="store_true", help="print one JSON object")
+    add_progress_options(x)
     x.set_defaults(handler=_crosscheck)
 
 
@@ -110,10 +112,23 @@ def _certify(args) -> int:
 
 
 def _verify(args) -> int:
-    from algebra.checker.files import exit_status, render_row, verify_paths
+    from algebra.checker.files import exit_status, render_row, scan, verify_paths
 
     t0 = time.perf_counter()
-    rows = verify_paths([str(p) for p in args.paths], report=None if args.json else lambda r: print(render_row(r)))
+    paths = [str(p) for p in args.paths]
+    bar = progress_bar(total=sum(1 for r in scan(paths) if r.get("certificate")), quiet=args.quiet, desc="verify",
+                       unit="file")
+    counted = set()
+
+    def report(row):
+        if row.get("certificate") and id(row) not in counted:  # index problems re-report checked rows
+            counted.add(id(row))
+            bar.update(1)
+        if not args.json:
+            bar.write(render_row(row))  # above the bar, on stdout
+
+    with bar:
+        rows = verify_paths(paths, report=report)
     certs = [r for r in rows if r.get("certificate")]
     if not certs:
         print("NOT VERIFIED: no certificate files found")
@@ -163,7 +178,7 @@ def _crosscheck(args) -> int:
 
     paths = certificate_paths(args.paths)
     results = []
-    for p in paths:
+    for p in progress_bar(paths, quiet=args.quiet, desc=f"crosscheck {args.system}", unit="file"):
         if Path(p).stat().st_size > MAX_FILE_BYTES:
             raise InputError("FILE", str(p), f"a certificate of at most {MAX_FILE_BYTES:,} bytes (MAX_FILE_BYTES)")
         try:

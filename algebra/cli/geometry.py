@@ -37,9 +37,9 @@ from typing import Callable
 
 
 from algebra.cli._llc import flag_names
-from algebra.cli.args import (add_certificate_option, add_sweep_options, certificate_status, claim_options,
-                              generators_named, nonnegative_arg, parse_memory, parse_widths, positive_arg, prime_arg,
-                              print_certificate, sweep_options, write_certificate)
+from algebra.cli.args import (add_certificate_option, add_progress_options, add_sweep_options, certificate_status,
+                              claim_options, generators_named, nonnegative_arg, parse_memory, parse_widths, positive_arg,
+                              prime_arg, print_certificate, progress_bar, sweep_options, write_certificate)
 from algebra.engine import MODES, dimension
 from algebra.engine.dimension import DEFAULT_MAX_MEMORY, JACOBIAN_BYTES_PER_ENTRY
 from algebra.errors import InputError, ResourceError
@@ -320,11 +320,7 @@ def _engine_options(args) -> dict:
 
 def _run_dim(args) -> int:
     if args.family is None:
-        try:
-            from tqdm import tqdm
-        except ImportError:  # pragma: no cover
-            tqdm = None
-        it = tqdm(BUILTIN_EXAMPLES, desc="dimensions", disable=args.json) if tqdm else BUILTIN_EXAMPLES
+        it = progress_bar(BUILTIN_EXAMPLES, quiet=args.quiet, desc="dimensions", unit="model")
         results = [(label, dimension(make(), **_engine_options(args))) for label, make in it]
         if args.json:
             print(json.dumps([dict(r.to_json(), example=label) for label, r in results], indent=2))
@@ -453,7 +449,7 @@ def _run_secant_table(args) -> int:
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    progress = not args.no_progress and not args.json
+    progress = not args.quiet
     runner = sweep_options(args, serial=True)  # a sweep of seconds does not pay for a cluster
     if args.variety == "veronese":
         with flag_names(_SWEEP_FLAGS):
@@ -516,7 +512,7 @@ def _run_proximity_sweep(args) -> int:
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    results = conjecture_sweep(seed=args.seed, prime=args.prime, progress=not args.no_progress and not args.json)
+    results = conjecture_sweep(seed=args.seed, prime=args.prime, progress=not args.quiet)
     csv_path, md_path = out / "conjecture_3_16.csv", out / "conjecture_3_16.md"
     counts = write_sweep_table(results, csv_path, md_path, command=f"neuroalgebra proximity sweep --out {args.out}")
     if args.json:
@@ -543,8 +539,7 @@ def _run_proximity_cnn_sweep(args) -> int:
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    rows = cnn_sweep(fast=args.fast, seed=args.seed, prime=args.prime, progress=not args.no_progress and not args.json,
-                     **sweep_options(args))
+    rows = cnn_sweep(fast=args.fast, seed=args.seed, prime=args.prime, progress=not args.quiet, **sweep_options(args))
     csv_path, md_path = out / "cnn_proximity.csv", out / "cnn_proximity.md"
     command = f"neuroalgebra proximity cnn-sweep --out {args.out}" + (" --fast" if args.fast else "")
     counts = write_cnn_sweep(rows, csv_path, md_path, command=command)
@@ -642,6 +637,7 @@ def register(subparsers) -> None:
         "engine's ladder of proven upper bounds. Without FAMILY, runs the built-in examples.")
     p.set_defaults(handler=_run_dim, family=None)
     add_dimension_options(p)
+    add_progress_options(p)  # the built-in examples' bar (one model is one engine run: no steps to count)
     fams = p.add_subparsers(dest="family", metavar="FAMILY")
     for name, family in MODEL_FAMILIES.items():
         q = fams.add_parser(name, help=family.help)
@@ -676,7 +672,7 @@ def register(subparsers) -> None:
     p.add_argument("--p-max", type=positive_arg("--p-max"), default=6)
     p.add_argument("--k-max", type=positive_arg("--k-max"), default=12)
     p.add_argument("--out", default="secant_tables", help="output directory")
-    p.add_argument("--no-progress", action="store_true")
+    add_progress_options(p, legacy=("--no-progress",))
     p.add_argument("--prime", type=prime_arg(), default=DEFAULT_PRIME)
     add_output_options(p)
     add_sweep_options(p, serial_by_default=True)
@@ -693,7 +689,7 @@ def register(subparsers) -> None:
     q.set_defaults(handler=_run_proximity)
     q = fams.add_parser("sweep", help="Conjecture 3.16 sweep over (d0, h1, h2, 1) networks; CSV + Markdown")
     q.add_argument("--out", default="proximity_tables", help="output directory")
-    q.add_argument("--no-progress", action="store_true")
+    add_progress_options(q, legacy=("--no-progress",))
     q.add_argument("--prime", type=prime_arg(), default=DEFAULT_PRIME)
     add_output_options(q)
     q.set_defaults(handler=_run_proximity_sweep)
@@ -705,7 +701,7 @@ def register(subparsers) -> None:
     q = fams.add_parser("cnn-sweep", help="one inactive channel in small 1-D and 2-D polynomial CNNs; CSV + Markdown")
     q.add_argument("--out", default="proximity_tables", help="output directory")
     q.add_argument("--fast", action="store_true", help="3 cases instead of 84")
-    q.add_argument("--no-progress", action="store_true")
+    add_progress_options(q, legacy=("--no-progress",))
     q.add_argument("--prime", type=prime_arg(), default=DEFAULT_PRIME)
     add_output_options(q)
     add_sweep_options(q)

@@ -34,6 +34,7 @@ from pathlib import Path
 from algebra.cli.args import (
     parse_real,
     add_certificate_option,
+    add_progress_options,
     add_sweep_options,
     integer,
     integer_arg,
@@ -148,7 +149,7 @@ def _train(args) -> int:
     cfg = _config(args)
     _run_directory(args.out)
     already = Path(args.out, "status.json").exists() and load_run(args.out).finished
-    run = train(args.out, cfg, progress=args.progress)
+    run = train(args.out, cfg, progress=not args.quiet)
     rows = run.loss_data()
     last = rows[-1]
     grok = next((int(r["epoch"]) for r in rows if r["val_acc"] >= 0.95), None)
@@ -170,7 +171,7 @@ def _llc(args) -> int:
     scheduler = args.scheduler or ("serial" if args.workers is None else None)
     rows = evaluate_run(args.run, every=args.every, calibrated_every=args.calibrated_every,
                         jacobian_every=args.jacobian_every, seed=args.seed, calibration=cal,
-                        progress=args.progress, scheduler=scheduler, workers=args.workers)
+                        progress=not args.quiet, scheduler=scheduler, workers=args.workers)
     if args.json:
         print(json.dumps(rows, indent=2, default=str))
         return 0
@@ -221,7 +222,7 @@ def _sweep(args) -> int:
         _check_run_size(cfg)
     _run_directory(args.out)
     rows = sweep(args.out, configs, llc=args.llc, llc_every=args.llc_every, exact=args.exact,
-                 progress=args.progress, **sweep_options(args))
+                 progress=not args.quiet, **sweep_options(args))
     figs = _sweep_figures(rows, Path(args.out), lists) if not args.no_figures else []
     if args.json:
         print(json.dumps({"rows": rows, "figures": [str(f) for f in figs], "table": str(Path(args.out) / "sweep.csv")},
@@ -423,7 +424,7 @@ def register(subparsers) -> None:
     _add_hyper(t)
     t.add_argument("--backend", choices=("numpy", "torch"), default=None)
     t.add_argument("--out", required=True, help="run directory")
-    t.add_argument("--progress", action="store_true")
+    add_progress_options(t, legacy=("--progress",))
     t.add_argument("--json", action="store_true")
     t.set_defaults(handler=_train)
 
@@ -434,7 +435,7 @@ def register(subparsers) -> None:
     ll.add_argument("--jacobian-every", type=integer_arg("--jacobian-every"), default=0, help="Jacobian rank + exact K_eff dimension every N")
     ll.add_argument("--full-calibration", action="store_true", help="the calibration's full chain lengths (slow)")
     ll.add_argument("--seed", type=integer_arg("--seed"), default=0)
-    ll.add_argument("--progress", action="store_true")
+    add_progress_options(ll, legacy=("--progress",))
     ll.add_argument("--json", action="store_true")
     add_sweep_options(ll)
     ll.set_defaults(handler=_llc)
@@ -446,7 +447,7 @@ def register(subparsers) -> None:
     s.add_argument("--llc-every", type=integer_arg("--llc-every"), default=4)
     s.add_argument("--exact", action="store_true", help="add the certified data dimension per run")
     s.add_argument("--no-figures", action="store_true")
-    s.add_argument("--progress", action="store_true")
+    add_progress_options(s, legacy=("--progress",))
     s.add_argument("--json", action="store_true")
     add_sweep_options(s)
     s.set_defaults(handler=_sweep)
