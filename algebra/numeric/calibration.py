@@ -1,4 +1,4 @@
-"""One automatic calibration procedure for LLC estimation (version 2), with an ok/suspect verdict.
+"""One automatic calibration procedure for LLC estimation (version 3), with an ok/suspect verdict.
 
 The procedure is fixed once and applied unchanged to every model (no
 per-model tuning).  Every choice below was made on the calibration suite
@@ -44,6 +44,18 @@ never on the validation suite; BENCHMARKS.md ("LLC sampling") has the tables.
    (3,3,3,3,3) from 3,462 to 2,631 at the first temperature (the warm-up
    variances of chains started at ``w*`` are not the posterior's), and raised
    it only on ``x*y`` (1,078 to 11,694 at the top), which the jitter fixes.
+3a. **Starts (version 3).**  The first (hottest) temperature's chains start
+   at ``w*``; every colder one's start where the previous temperature's chains
+   ended (``start="hotter"``; a chain that diverged restarts at ``w*``).  The
+   hotter posterior is wider in every direction, so these starts are
+   dispersed about the colder one, as split R-hat assumes, and they sit out on
+   the singular set where chains started at ``w*`` do not get within their
+   run.  Measured on the calibration suite (BENCHMARKS.md, "Calibration
+   version 3"): with every temperature started at ``w*`` (version 2) the DLN
+   (3,3,3,3,3), m = 5, read 3.50, 3.57, 3.55 (-11%, a flat ladder only the
+   noise margin kept ``suspect``); started from the hotter chains it reads
+   3.50, 3.65, 3.79 (-5.2%), a rise the allowance sees.  ``start="w_star"``
+   restores version 2.
 4. **Lengths by diagnostics.**  At each temperature the warm-up is
    ``max(num_warmup, block / 2)`` steps times ``draws_growth`` per decade of
    ``nbeta``, ``block`` being the (grown) block length: 500, 1,000 and 4,000
