@@ -269,8 +269,11 @@ def _run_on_dask(func, todo, record, failures, *, scheduler, workers, no_worker_
     cluster = None
     if scheduler is None:
         n = workers or os.cpu_count() or 1
-        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=40)
+        # No dashboard, and the scheduler's HTTP server (health and metrics routes, started even without a
+        # dashboard, by default on port 8787) on a free loopback port: a fixed port warned "Port 8787 is already
+        # in use" on every concurrent run
+        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+                               scheduler_kwargs={"dashboard_address": "127.0.0.1:0"}, silence_logs=40)
         client = Client(cluster)
         address = cluster.scheduler_address
     else:
