@@ -358,17 +358,32 @@ def data_dimension(p: int, width: int, train_fraction: float = 1.0, seed: int = 
                    max_memory=DEFAULT_MAX_MEMORY) -> dict:
     """Certified dimension of the data-restricted quadratic network, beside the paper's formulas.
 
+    The data-restricted map ``theta -> Y_hat P_perp`` on the training inputs
+    (:class:`DataRestrictedQuadratic`) has generic Jacobian rank ``r``; at a
+    generic point of its image ``lambda_data = r / 2`` (Theorem 4.1 with the
+    reparametrisation Theorem F.1 applied to this map).  It is certified by
+    the engine and set beside Corollary 5.4's ``K(3p - 1)`` and Corollary 4.2's
+    coefficient-space count, with a verdict on each.
+
     Parameters
     ----------
-    p, width, train_fraction, seed
-        The task (:func:`~algebra.grokking.task.modular_addition`) and hidden width ``K``;
-        ``seed`` also seeds the engine's random point.
+    p : int
+        The prime modulus of the task ``a + b mod p`` (Section 3.1); inputs have ``d = 2p`` coordinates.
+    width : int
+        The hidden width ``K`` (``>= 1``).
+    train_fraction : float
+        The fraction of the ``p^2`` pairs in the training split, in ``(0, 1]``: the ``N`` inputs the map is
+        restricted to (:func:`~algebra.grokking.task.modular_addition`).
+    seed : int
+        The split's seed (``>= 0``); it also seeds the engine's random integer point.
     prime : int
-        Prime of the engine's modular rank.
+        The prime of the engine's modular rank (the lower bound's minor is nonzero modulo it).
     coefficient_space : bool
-        Also certify the coefficient-space secant dimension (Corollary 4.2/5.4's object).
+        Also certify the coefficient-space secant dimension (all of ``R^{2p}`` as
+        inputs: Corollary 4.2's object, against which Corollary 5.4 is judged).
     task : ModularAddition, optional
-        Use this task instead of building it from the arguments.
+        Use this task (its training split) instead of building it from ``p``,
+        ``train_fraction`` and ``seed`` (``p`` and ``width`` are still checked).
     max_memory : int, str or None
         The engine's limit on its predicted peak memory (bytes, or ``"8G"``);
         ``None``: no limit.
@@ -405,10 +420,21 @@ def data_dimension(p: int, width: int, train_fraction: float = 1.0, seed: int = 
     (26, True, 28, 28, 120)
     >>> d["verdict_coefficient_space"], d["data_vs_paper"], d["verdict"]
     ('confirmed', -2, 'refuted')
+    >>> d["dimension"] <= d["symmetry_bound"] == 2 * (3 * 5 - 2)   # r <= K(3p - 2): the shift fields
+    True
     >>> data_dimension(5, 0)
     Traceback (most recent call last):
     ...
     algebra.errors.InputError: invalid --width=0: expected an integer >= 1
+
+    References
+    ----------
+    .. [1] Cullen, Estan-Ruiz, Danait, Li, "A Basin-Selection Perspective on Grokking via Singular Learning
+       Theory" (the grokking paper): Section 3.2 eq. (1) (the network on the training inputs ``X_N``, its
+       centred loss with ``P_1^perp``); Theorem 4.1 (``lambda = dim / 2`` of the secant cone) and Corollary 4.2
+       (the expected count ``min(K(p + d - 1), p d(d + 1)/2)`` and its subabundance case); Corollary 5.4
+       (``lambda = K(3p - 1)/2`` for ``d = 2p``); Appendix F, Theorem F.1 (the reparametrisation theorem);
+       Appendix G, eq. (23) (the generic rank of the quotient Jacobian is the secant dimension, Terracini).
     """
     p, K, f, seed, task = _arguments(p, width, train_fraction, seed, task)
     model = DataRestrictedQuadratic(p, K, task.a[task.train], task.b[task.train])

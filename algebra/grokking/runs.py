@@ -73,8 +73,51 @@ ADAM_EPS = 1e-8
 class TrainConfig:
     """Everything that determines a run (written to ``params.csv``).
 
+    The defaults are the scaled-down ``PRESETS["small"]``; ``PRESETS["paper"]``
+    is the paper's baseline (Appendix H.1).  The fields are checked by
+    :meth:`validated` (which :func:`train` calls), each error naming the CLI
+    option of ``neuroalgebra grok train``.
+
+    Parameters
+    ----------
+    p : int
+        The prime modulus of the task ``a + b mod p`` (Section 3.1); the
+        network has input dimension ``d = 2p`` and ``p`` outputs (eq. (1)).
+    width : int
+        The hidden width ``K`` (``W in R^{d x K}``, ``V in R^{p x K}``, eq. (1)).
+    train_fraction : float
+        The fraction of the ``p^2`` triples in the training split, in ``(0, 1]``
+        (the paper's baseline: 0.4).
+    seed : int
+        The one seed of the run (``>= 0``): the split, the initialisation
+        ``SeedSequence(seed, spawn_key=(0,))`` and each epoch's shuffle
+        ``SeedSequence(seed, spawn_key=(1, epoch))``.
+    lr : float
+        The learning rate (finite, ``> 0``).
+    weight_decay : float
+        ``eta`` of the objective ``J(W, V)`` (Section 5, "Setup"), added to the
+        gradient (coupled L2, as ``torch.optim.Adam(weight_decay=...)``); finite, ``>= 0``.
+    batch_size : int
+        Minibatch size (``>= 2``: the centred loss of one sample is identically zero).
+    epochs : int
+        Training epochs (``>= 1``).
+    checkpoint_every : int
+        Epochs between checkpoints (``>= 1``); epoch 0 and the last epoch are
+        always checkpoints (:meth:`checkpoint_epochs`).
+    optimizer : {"adam", "sgd"}
+        Adam (``betas=(0.9, 0.999), eps=1e-8``, the PyTorch default the paper's
+        code uses) or plain gradient descent.
+    backend : {"numpy", "torch"}
+        Who computes the minibatch gradients (the same update either way;
+        ``torch`` needs the ``torch`` extra).
+
     Examples
     --------
+    >>> TrainConfig(epochs=60, checkpoint_every=25).checkpoint_epochs()
+    [0, 25, 50, 60]
+    >>> paper = PRESETS["paper"]
+    >>> paper.p, paper.width, paper.train_fraction, paper.weight_decay, paper.epochs, paper.checkpoint_every
+    (53, 1024, 0.4, 1e-05, 100000, 100)
     >>> TrainConfig(p=9).validated()
     Traceback (most recent call last):
     ...
@@ -83,6 +126,13 @@ class TrainConfig:
     Traceback (most recent call last):
     ...
     algebra.errors.InputError: invalid --width=0: expected an integer >= 1
+
+    References
+    ----------
+    .. [1] Cullen, Estan-Ruiz, Danait, Li, "A Basin-Selection Perspective on Grokking via Singular Learning
+       Theory" (the grokking paper, ``grokking-basin-selection-llc``): Section 3.1 (the task), Section 3.2
+       eq. (1) (the network), Section 5 "Setup" (the objective ``J(W, V)``), Appendix H.1 (the baseline
+       hyperparameters and the ``params.csv`` / ``loss_data.csv`` layout).
     """
 
     p: int = 17
@@ -310,13 +360,24 @@ def train(path, config: TrainConfig | None = None, *, progress: bool = False) ->
     config : TrainConfig, optional
         Defaults to ``PRESETS["small"]``.
     progress : bool
-        Show a tqdm bar over epochs.
+        Show a tqdm bar over epochs (on stderr, with an ETA).
+
+    Returns
+    -------
+    Run
+        The finished run in ``path``: its ``config`` (validated), ``status``
+        (``finished``, the last epoch and the training seconds), and readers of
+        its files (:meth:`Run.checkpoints`, :meth:`Run.theta`, :meth:`Run.loss_data`:
+        train/validation loss and accuracy at each checkpoint, the LLC columns
+        empty until ``grok llc`` fills them).
 
     Raises
     ------
     InputError
-        For an invalid configuration, a directory holding another run, or
-        ``backend="torch"`` without torch installed.
+        For an invalid configuration (naming the CLI option, see
+        :meth:`TrainConfig.validated`), a directory holding another run or
+        unrelated files (``--out``), or ``backend="torch"`` without torch
+        installed.
 
     Examples
     --------
@@ -326,10 +387,22 @@ def train(path, config: TrainConfig | None = None, *, progress: bool = False) ->
     >>> run = train(d, cfg)
     >>> run.finished, run.checkpoints(), sorted(p.name for p in d.iterdir())
     (True, [0, 3, 6], ['checkpoints', 'loss_data.csv', 'optimizer.npz', 'params.csv', 'status.json'])
+    >>> [int(r["epoch"]) for r in run.loss_data()], run.theta(6).shape   # P = K (d + p) = 4 * 15
+    ([0, 3, 6], (60,))
+    >>> np.array_equal(train(d, cfg).theta(6), run.theta(6))   # a finished run is returned unchanged
+    True
     >>> train(d, replace(cfg, lr=0.5))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     algebra.errors.InputError: invalid --out='.../run': expected an empty directory or a run with the same parameters (lr: 0.01 there, 0.5 here)
+
+    References
+    ----------
+    .. [1] Cullen, Estan-Ruiz, Danait, Li, "A Basin-Selection Perspective on Grokking via Singular Learning
+       Theory" (the grokking paper): Section 3.2 eq. (1) (the network ``V sigma(W^T X)``, ``sigma(t) = t^2``,
+       ``d = 2p``) and its centred loss with ``P_1^perp``; Section 5 "Setup" (the objective
+       ``J(W, V) = 1/2 ||P_1^perp (Y - F V)||_F^2 + eta/2 (||W||_F^2 + ||V||_F^2)`` trained here); Appendix H.1
+       (the run directory's ``params.csv`` and ``loss_data.csv``, the baseline ``PRESETS["paper"]``).
     """
     cfg = (config or PRESETS["small"]).validated()
     path = Path(path)
