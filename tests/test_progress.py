@@ -38,6 +38,7 @@ COMMANDS = {
                                         "--scheduler", "serial"],
     "grok train": lambda tmp: ["grok", "train", "--p", "5", "--width", "2", "--epochs", "4", "--out", str(tmp / "g")],
     "verify DIR": _verify_dir,
+    "llc regular": lambda tmp: ["llc", "regular", "--in-dim", "1", "--fast"],  # one bar per temperature
 }
 
 

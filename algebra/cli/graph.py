@@ -205,7 +205,8 @@ def _run_llc_graph(args) -> int:
     _checked_graph(args)
     with flag_names(LLC_FLAGS):
         row = graph_llc(args.graph, args.d, args.k, args.r, radius=args.radius, point=args.point,
-                        settings=llc_settings(args), seed=args.seed, num_draws=args.draws, features=args.features)
+                        settings=llc_settings(args), seed=args.seed, num_draws=args.draws, features=args.features,
+                        bar=not args.quiet)
     extra = {k: row[k] for k in ("assumption1_holds", "alpha_lower", "point", "lambda_44", "multiplicity_45",
                                  "relative_to_44", "frozen_chains", "design")}
     if args.json:

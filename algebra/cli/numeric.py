@@ -39,7 +39,7 @@ def _run_family(family: str, fargs: tuple, args) -> int:
     from algebra.claims.llc_suites import run_entry
 
     with flag_names(_FLAGS):
-        row = run_entry(family, fargs, settings=llc_settings(args), seed=args.seed, n=args.n, bar=True)
+        row = run_entry(family, fargs, settings=llc_settings(args), seed=args.seed, n=args.n, bar=not args.quiet)
     row["settings"] = row["details"]["settings"]
     return print_llc(row, args.json)
 
@@ -75,7 +75,7 @@ def _run_suite(args) -> int:
         dump_rows([keep[k] for k in order if k in keep], json_path)
 
     with flag_names(_FLAGS):
-        rows = run_suite(settings=llc_settings(args), seed=args.seed, progress=not args.json, entries=entries,
+        rows = run_suite(settings=llc_settings(args), seed=args.seed, progress=not args.quiet, entries=entries,
                          previous=previous, on_row=on_row, **runner)
     table = write_table(rows, os.path.join(args.out, f"{stem}.md"))
     dump_rows(rows, os.path.join(args.out, f"{stem}.json"))

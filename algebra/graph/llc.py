@@ -121,7 +121,7 @@ def frozen_chains(trace) -> int:
 
 def graph_llc(graph, d: int, k: int, r: int, *, radius: int = 1, point: str = "canonical",
               settings=None, seed: int = 0, num_draws: int | None = None, features: str = "gaussian",
-              point_seed: int | None = None, progress=None) -> dict:
+              point_seed: int | None = None, progress=None, bar: bool = False) -> dict:
     """Sampled LLC of the QK block at a teacher of rank ``r``, beside Theorem 2 (44)/(45).
 
     Parameters
@@ -142,6 +142,8 @@ def graph_llc(graph, d: int, k: int, r: int, *, radius: int = 1, point: str = "c
     progress : callable, optional
         Called with one line of text after each temperature of the calibrated ladder
         (:func:`algebra.numeric.calibration.calibrated_llc`); ``None`` is silent.
+    bar : bool
+        Show a tqdm bar per temperature on stderr (``llc graph`` does unless ``--quiet``).
 
     Returns
     -------
@@ -183,7 +185,8 @@ def graph_llc(graph, d: int, k: int, r: int, *, radius: int = 1, point: str = "c
         point_ss = np.random.SeedSequence(point_seed)
     A, B = reference_pair(design, point, np.random.default_rng(point_ss))
     model = GraphAttentionModel(design, A, B, name=f"graph {sg.name} d={d} k={k} r={r} R={radius} ({point})")
-    res = calibrated_llc(model, settings=settings, seed=int(sampler_seed.generate_state(1)[0]), progress=progress)
+    res = calibrated_llc(model, settings=settings, seed=int(sampler_seed.generate_state(1)[0]), progress=progress,
+                         bar=bar)
     lc = query_key(d, k, r)
     proved = a1.holds and point != "open"
     exact = lc.lam if proved else None

@@ -487,7 +487,7 @@ def _run_chains(step, chains: _Chains, eps: np.ndarray, kernel: _Kernel, warmup:
                 total: int, loss_star: float, divergence_limit: float, progress: str | None = None) -> tuple:
     """Apply ``step`` ``total`` times (warm-up first); returns ``(chains, eps, divergent_step)``.
 
-    ``progress``: a tqdm bar with this description on stderr (shown on a terminal only).
+    ``progress``: a tqdm bar with this description on stderr.
     """
     target, num_warmup = kernel.target, warmup.num_warmup
     divergent_step = np.full(len(eps), -1)
@@ -495,7 +495,7 @@ def _run_chains(step, chains: _Chains, eps: np.ndarray, kernel: _Kernel, warmup:
     if progress is not None:
         from tqdm.auto import tqdm
 
-        steps = tqdm(steps, desc=progress, unit="step", leave=False, mininterval=1.0, disable=None)
+        steps = tqdm(steps, desc=progress, unit="step", leave=False, mininterval=1.0, disable=False)
     # proposals that overflow are rejected (or flagged as divergent) below
     with np.errstate(over="ignore", invalid="ignore"):
         for t in steps:
@@ -650,7 +650,7 @@ def sample(model, *, method: str = "mala", nbeta: float, gamma: float = 1.0,
         How the adapted steps are fixed at the end of the warm-up: the median over chains, or
         each chain's own.
     progress : str, optional
-        Show a tqdm bar (stderr, terminals only) with this description.
+        Show a tqdm bar (stderr) with this description.
 
     Returns
     -------
