@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from algebra.cli.args import add_progress_options, nonnegative_arg, positive_arg
 from algebra.errors import InputError, ResourceError
 
-__all__ = ["add_llc_options", "llc_settings", "llc_summary", "print_llc", "flag_names", "LLC_FLAGS", "SUMMARY_KEYS"]
+__all__ = ["EXIT_STATUS", "add_llc_options", "llc_settings", "llc_summary", "print_llc", "flag_names", "LLC_FLAGS", "SUMMARY_KEYS"]
 
 #: Library parameter -> option of the ``llc`` commands (:func:`flag_names`).
 LLC_FLAGS = {"num_chains": "--chains", "n": "--n", "seed": "--seed", "M": "--M", "N": "--N", "H": "--H", "r": "--r",
@@ -59,6 +59,11 @@ _OPTIONAL_KEYS = ("model", "chosen", "reasons", "theorem", "num_params", "n", "t
 _PER_TEMPERATURE_KEYS = ("nbeta", "estimate", "stderr", "ess", "rhat", "burnin", "accept_rate", "divergent")
 
 
+#: every estimating subcommand's --help ends with this
+EXIT_STATUS = ("exit status: 0 when the verdict is ok, 1 when it is suspect (the reasons are printed; the "
+               "estimate is then a rough value, not an error-barred one), 2 on bad input")
+
+
 def add_llc_options(p, *, sample_size: bool = True) -> None:
     """``--seed``, ``--json``, ``--fast``, ``--chains``, ``--quiet`` (and ``--n`` when the loss is sampled) of an ``llc`` command."""
     p.add_argument("--seed", type=nonnegative_arg("--seed"), default=0)
@@ -67,7 +72,9 @@ def add_llc_options(p, *, sample_size: bool = True) -> None:
     p.add_argument("--chains", type=positive_arg("--chains"), default=None)
     add_progress_options(p)  # a tqdm bar per temperature on stderr unless --quiet
     if sample_size:
-        p.add_argument("--n", type=positive_arg("--n"), default=None, help="sample size")
+        p.add_argument("--n", type=positive_arg("--n"), default=None,
+                       help="sample size n of the simulated data (default: the model's, 10^12 for most: exact "
+                            "sufficient statistics); the population target caps nbeta at n/1000")
 
 
 def llc_settings(args):

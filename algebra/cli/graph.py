@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 
-from algebra.cli._llc import LLC_FLAGS, add_llc_options, flag_names, llc_settings, print_llc
+from algebra.cli._llc import EXIT_STATUS, LLC_FLAGS, add_llc_options, flag_names, llc_settings, print_llc
 from algebra.cli.args import nonnegative_arg, positive_arg, write_certificate
 from algebra.errors import CertificateError, InputError, ResourceError
 
@@ -223,7 +223,7 @@ def register_llc_graph(sub) -> None:
     from algebra.graph import POINTS
 
     p = sub.add_parser("graph", help="QK block of graph attention on a Cayley/automorphism graph "
-                                     "(graph-attention paper, Thm 2 under Assumption 1)")
+                                     "(graph-attention paper, Thm 2 under Assumption 1)", epilog=EXIT_STATUS)
     _design_options(p, fisher=False)
     p.add_argument("--point", choices=POINTS, default="canonical",
                    help="reference factors: canonical (30), a random GL(k) gauge, or the open case")

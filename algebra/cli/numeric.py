@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import os
 
-from algebra.cli._llc import LLC_FLAGS, add_llc_options, flag_names, llc_settings, print_llc
+from algebra.cli._llc import EXIT_STATUS, LLC_FLAGS, add_llc_options, flag_names, llc_settings, print_llc
 from algebra.cli.args import add_sweep_options, nonnegative_arg, parse_widths, positive_arg, sweep_options
 from algebra.cli.graph import register_llc_graph
 from algebra.errors import InputError
@@ -98,53 +98,66 @@ def _run_suite(args) -> int:
 
 def register(subparsers) -> None:
     llc = subparsers.add_parser(
-        "llc", help="sampled local learning coefficient vs exact value",
+        "llc", help="sampled local learning coefficient vs exact value", epilog=EXIT_STATUS,
         description="Estimate the local learning coefficient by sampling (automatic calibration) "
                     "and compare it with the exact value from algebra.slt.")
     sub = llc.add_subparsers(dest="llc_command", metavar="MODEL")
 
-    p = sub.add_parser("rrr", help="reduced rank regression (Aoyagi & Watanabe 2005)")
-    for name in ("M", "N", "H"):
-        p.add_argument(f"--{name}", type=positive_arg(f"--{name}"), required=True)
-    p.add_argument("--r", type=nonnegative_arg("--r"), required=True)
+    p = sub.add_parser("rrr", help="reduced rank regression (Aoyagi & Watanabe 2005)", epilog=EXIT_STATUS,
+                       description="Reduced rank regression y = B A x + noise, A of shape H x M, B of shape N x H, "
+                                   "at a true product of rank r; exact lambda by Aoyagi & Watanabe (2005), Thm 1.")
+    p.add_argument("--M", type=positive_arg("--M"), required=True, help="input dimension M (x in R^M)")
+    p.add_argument("--N", type=positive_arg("--N"), required=True,
+                   help="output dimension N (y in R^N; not the sample size, which is --n)")
+    p.add_argument("--H", type=positive_arg("--H"), required=True, help="hidden width H (the product has rank <= H)")
+    p.add_argument("--r", type=nonnegative_arg("--r"), required=True,
+                   help="rank of the true product B0 A0, 0 <= r <= min(M, N, H)")
     add_llc_options(p)
     p.set_defaults(handler=lambda a: _run_family("rrr", (a.M, a.N, a.H, a.r), a))
 
-    p = sub.add_parser("dln", help="deep linear network (Aoyagi 2024)")
-    p.add_argument("--widths", required=True, help="d0,d1,...,dL")
-    p.add_argument("--r", type=nonnegative_arg("--r"), required=True)
+    p = sub.add_parser("dln", help="deep linear network (Aoyagi 2024)", epilog=EXIT_STATUS,
+                       description="Deep linear network y = W_L ... W_1 x + noise at a true product of rank r; "
+                                   "exact lambda and multiplicity by Aoyagi (2024), Thm 1.")
+    p.add_argument("--widths", required=True, help="layer widths d0,d1,...,dL (input first, output last)")
+    p.add_argument("--r", type=nonnegative_arg("--r"), required=True,
+                   help="rank of the true product, 0 <= r <= min(widths)")
     add_llc_options(p)
     p.set_defaults(handler=_run_dln)
 
-    p = sub.add_parser("qk", help="query-key composite A B^T (graph-attention paper, Thm 2)")
-    p.add_argument("--d", type=positive_arg("--d"), required=True)
-    p.add_argument("--k", type=positive_arg("--k"), required=True)
-    p.add_argument("--r", type=nonnegative_arg("--r"), required=True)
+    p = sub.add_parser("qk", help="query-key composite A B^T (graph-attention paper, Thm 2)", epilog=EXIT_STATUS,
+                       description="Query-key composite M = A B^T, A and B of shape d x k, at a true M of rank r.")
+    p.add_argument("--d", type=positive_arg("--d"), required=True, help="embedding dimension d")
+    p.add_argument("--k", type=positive_arg("--k"), required=True, help="key/query dimension k (the factors' width)")
+    p.add_argument("--r", type=nonnegative_arg("--r"), required=True, help="rank of the true M, 0 <= r <= min(d, k)")
     add_llc_options(p)
     p.set_defaults(handler=lambda a: _run_family("qk", (a.d, a.k, a.r), a))
 
     p = sub.add_parser("quadratic", help="quadratic network V (W x)^2, lambda = certified dimension / 2 "
-                                         "(grokking paper, Thm 4.1)")
-    p.add_argument("--d", type=positive_arg("--d"), required=True)
-    p.add_argument("--outputs", type=positive_arg("--outputs"), required=True)
-    p.add_argument("--width", type=positive_arg("--width"), required=True)
+                                         "(grokking paper, Thm 4.1)", epilog=EXIT_STATUS)
+    p.add_argument("--d", type=positive_arg("--d"), required=True, help="input dimension d")
+    p.add_argument("--outputs", type=positive_arg("--outputs"), required=True, help="number of outputs p")
+    p.add_argument("--width", type=positive_arg("--width"), required=True, help="hidden width K")
     add_llc_options(p)
     p.set_defaults(handler=lambda a: _run_family("quadratic", (a.d, a.outputs, a.width), a))
 
-    p = sub.add_parser("regular", help="linear regression, lambda = d/2")
-    p.add_argument("--in-dim", dest="in_dim", type=positive_arg("--in-dim"), required=True)
-    p.add_argument("--out-dim", dest="out_dim", type=positive_arg("--out-dim"), default=1)
+    p = sub.add_parser("regular", help="linear regression, lambda = d/2", epilog=EXIT_STATUS)
+    p.add_argument("--in-dim", dest="in_dim", type=positive_arg("--in-dim"), required=True, help="input dimension")
+    p.add_argument("--out-dim", dest="out_dim", type=positive_arg("--out-dim"), default=1,
+                   help="output dimension (default 1); d = in-dim x out-dim parameters")
     add_llc_options(p)
     p.set_defaults(handler=lambda a: _run_family("regular", (a.in_dim, a.out_dim), a))
 
-    p = sub.add_parser("poly", help="regression on polynomial features; K = sum of squares of the generators")
+    p = sub.add_parser("poly", help="regression on polynomial features; K = sum of squares of the generators",
+                       epilog=EXIT_STATUS)
     p.add_argument("generators", nargs="+", help='polynomials vanishing at 0, e.g. "x^2*y"')
     add_llc_options(p)
     p.set_defaults(handler=lambda a: _run_family("poly", tuple(a.generators), a))
 
     register_llc_graph(sub)  # `llc graph` (issue 13, graph attention)
 
-    p = sub.add_parser("suite", help="run the calibration or the validation suite; writes table and figures")
+    p = sub.add_parser("suite", help="run the calibration or the validation suite; writes table and figures",
+                       epilog="exit status: 0 when the suite meets its accuracy targets, 1 when it does not, "
+                              "2 on bad input")
     p.add_argument("--which", choices=("calibration", "validation"), default="calibration",
                    help="calibration: the models the procedure was designed on; validation: "
                         "models it never saw (run with the calibration frozen)")
