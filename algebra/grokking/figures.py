@@ -121,7 +121,9 @@ def plot_gsm(rows, out, *, title: str = "GSM vs learning rate") -> Path:
     ax.errorbar(levels, means, yerr=sds, fmt="o-", color="k", capsize=3, label="mean +- sd over seeds")
     ax.set_xscale("log")
     ax.set_xlabel("learning rate")
-    ax.set_ylabel("GSM")
+    ax.set_ylabel("GSM (grokking severity, App. H.3)")
+    ax.text(0.01, 0.99, "GSM = (1/T) sum_t |train acc - val acc|, 0 if never val acc >= 0.95",
+            transform=ax.transAxes, va="top", fontsize=7)
     ax.set_title(title)
     ax.legend()
     return _save(plt, fig, out)

@@ -260,6 +260,8 @@ def plot_traces(rows, path, *, chains: int = 8) -> str:
         ax.axhline(float(Fraction(r["exact_lambda"])), color="k", lw=1.0)
         ax.set_title(r["model"], fontsize=7)
         ax.tick_params(labelsize=6)
+        ax.set_xlabel("draw (thinned to <= 500 per chain)", fontsize=6)
+        ax.set_ylabel("nbeta (L - L*)", fontsize=6)
     for ax in axes.ravel()[k:]:
         ax.axis("off")
     fig.suptitle("nbeta (L - L*) per chain (black: exact lambda)", fontsize=9)
