@@ -92,6 +92,7 @@ def _run_irreps(args) -> int:
     else:
         print(f"{G.name}: order {G.order}, {len(G.classes)} classes, values in Q(E({table.conductor})), "
               f"{table.method}")
+        print(f"values in the {out['basis']}")
         print("class sizes:", " ".join(str(len(c)) for c in G.classes))
         print("element orders:", " ".join(str(G.element_order(c[0])) for c in G.classes))
         for a in range(table.num_irreps):

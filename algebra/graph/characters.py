@@ -114,6 +114,7 @@ class CharacterTable:
         G = self.group
         return {
             "group": G.name, "order": G.order, "conductor": self.conductor, "method": self.method,
+            "basis": BASIS_TEXT.format(N=self.conductor),
             "classes": [{"size": len(c), "representative": list(G.elements[c[0]]),
                          "element_order": G.element_order(c[0])} for c in G.classes],
             "irreps": [{"name": self.names[a], "dimension": self.degrees[a],
@@ -121,6 +122,12 @@ class CharacterTable:
                         "numeric": [[round(v.real, 12), round(v.imag, 12)] for v in self.values()[a]]}
                        for a in range(self.num_irreps)],
         }
+
+
+#: the basis character values are written in (text output and JSON): a Sage user's ``CyclotomicField(N)`` basis,
+#: with GAP's name ``E(N)`` for the root of unity
+BASIS_TEXT = ("power basis 1, E({N}), ..., E({N})^(phi({N})-1) of Q(E({N})), E({N}) = exp(2 pi i/{N}) (GAP's E({N}); "
+              "the basis of Sage's CyclotomicField({N}))")
 
 
 def _cyclotomic_text(mult, N: int) -> str:
