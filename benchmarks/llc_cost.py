@@ -95,17 +95,24 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default="/tmp/llc_cost.json")
     p.add_argument("--write", action="store_true", help="replace the <!-- llc_cost --> block of BENCHMARKS.md")
+    p.add_argument("--from-json", default=None, metavar="FILE",
+                   help="render the rows an earlier run wrote to FILE (its --out) instead of measuring again "
+                        "(a run made from a frozen worktree)")
     a = p.parse_args(argv)
-    rows = [run(fam, args, a.n, a.seed) for fam, args in MODELS.values()]
-    with open(a.out, "w") as fh:
-        json.dump(rows, fh, indent=1, default=float)
+    if a.from_json:
+        with open(a.from_json) as fh:
+            rows = json.load(fh)
+    else:
+        rows = [run(fam, args, a.n, a.seed) for fam, args in MODELS.values()]
+        with open(a.out, "w") as fh:
+            json.dump(rows, fh, indent=1, default=float)
     body = table(rows)
     print(body)
     if a.write:
         from llc_devinterp import replace_between_markers
 
         replace_between_markers(os.path.join(os.path.dirname(__file__), "..", "BENCHMARKS.md"), "llc_cost", body,
-                                "PY benchmarks/llc_cost.py --write")
+                                "PY benchmarks/llc_cost.py --write" + (f" --from-json {a.from_json}" if a.from_json else ""))
     return 0
 
 
