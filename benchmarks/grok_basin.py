@@ -4,7 +4,7 @@
             [--workers 2] [--certificates DIR]
 
 1. Trains, on the Dask runner (:func:`algebra.grokking.experiments.sweep`, a LocalCluster of ``--workers``),
-   at p = 13, 17, 23 (K = 32, lr 1e-2, batch 128, 1500 epochs) and seeds 0, 1: runs that *memorise*
+   at p = 13, 17, 23, 31 (K = 32, lr 1e-2, batch 128, 1500 epochs) and seeds 0, 1: runs that *memorise*
    (no weight decay, f = 0.3), runs that *grok* (wd = 1e-3, f = 0.5; 0.6 at p = 13) and, at p = 17, runs on the grokking
    runs' own split without weight decay (f = 0.5, wd = 0: they memorise there; at p = 23 and 31 they generalise).
 2. Certifies the local rank (a ``local_rank`` certificate, :func:`algebra.certify.local_rank.certify_checkpoint`)
@@ -36,7 +36,7 @@ from algebra.grokking.experiments import run_name, sweep
 from algebra.grokking.runs import TrainConfig, load_run
 from algebra.sweep import run_sweep, write_csv
 
-SIZES = (13, 17, 23)
+SIZES = (13, 17, 23, 31)
 #: training fraction of the grokking runs (p = 13 groks at the ``tiny`` preset's 0.6, not at 0.5 within 1500 epochs)
 GROK_F = {13: 0.6, 17: 0.5, 23: 0.5, 31: 0.5}
 SEEDS = (0, 1)
