@@ -12,3 +12,4 @@ def test_notebook_07_runs(tmp_path):
     assert "certified data dimension" in text
     assert (tmp_path / "grokking_nb.png").exists() and (tmp_path / "gsm_nb.png").exists()
     assert "certified rank" in text and "Basin verdict" in text
+    assert "calibrated LLC v2, L_n (verdict)" in text and "Laplace of the paper's settings" in text
