@@ -495,7 +495,7 @@ def _run_chains(step, chains: _Chains, eps: np.ndarray, kernel: _Kernel, warmup:
     if progress is not None:
         from tqdm.auto import tqdm
 
-        steps = tqdm(steps, desc=progress, unit="step", leave=False, mininterval=1.0, disable=False)
+        steps = tqdm(steps, desc=progress, unit="step", leave=True, mininterval=1.0, disable=False)
     # proposals that overflow are rejected (or flagged as divergent) below
     with np.errstate(over="ignore", invalid="ignore"):
         for t in steps:
