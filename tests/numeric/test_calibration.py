@@ -259,3 +259,58 @@ def test_rhat_fires_on_chains_that_never_meet():
     est = estimate_llc(run, burnin=0)
     assert est.rhat > 1.05
     assert any("R-hat" in r for r in verdict_reasons(est))
+
+
+# -- step 3a: each colder temperature starts where the hotter one ended -------------------------------------
+
+
+TINY = CalibrationSettings(num_chains=4, num_draws=20, max_draws=20, num_warmup=10, draws_growth=1.0)
+
+
+def _record_starts(monkeypatch):
+    import algebra.numeric.calibration as C
+
+    seen, orig = [], C.sample
+
+    def spy(model, **kw):
+        seen.append(None if kw.get("init") is None else np.array(kw["init"]))
+        run = orig(model, **kw)
+        seen[-1] = (seen[-1], run.final.copy())
+        return run
+
+    monkeypatch.setattr(C, "sample", spy)
+    return seen
+
+
+def test_colder_temperatures_start_from_the_hotter_chains(monkeypatch):
+    seen = _record_starts(monkeypatch)
+    calibrated_llc(linear_regression_model(2, n=10**12, seed=0), settings=TINY, seed=1)
+    assert len(seen) == 3 and seen[0][0] is None  # the hottest starts at w*
+    for (_, before), (start, _) in zip(seen, seen[1:]):
+        assert np.array_equal(start, before)  # the next one where these ended
+
+
+def test_start_w_star_is_version_two(monkeypatch):
+    from dataclasses import replace
+
+    seen = _record_starts(monkeypatch)
+    calibrated_llc(linear_regression_model(2, n=10**12, seed=0), settings=replace(TINY, start="w_star"), seed=1)
+    assert [s for s, _ in seen] == [None, None, None]
+
+
+def test_an_unknown_start_is_refused_by_name():
+    from dataclasses import replace
+
+    from algebra.errors import InputError
+
+    with pytest.raises(InputError, match="settings.start"):
+        calibrated_llc(linear_regression_model(2, n=10**12), settings=replace(FAST, start="cold"))
+
+
+def test_a_diverged_chain_restarts_at_w_star():
+    from algebra.numeric.calibration import _restart_points
+
+    final = np.array([[1.0, 2.0], [np.nan, 0.0], [3.0, 4.0]])
+    run = SimpleNamespace(final=final, divergent=np.array([False, False, True]))
+    out = _restart_points(run, np.array([9.0, 9.0]))
+    assert out.tolist() == [[1.0, 2.0], [9.0, 9.0], [9.0, 9.0]] and np.isnan(final[1, 0])  # a copy
