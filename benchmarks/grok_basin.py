@@ -15,7 +15,7 @@
 3. Decides the basin claim with :func:`algebra.certify.local_rank.basin_verdict` (checkpoints grouped by
    training set) and prints the markdown table for BENCHMARKS.md ("Grokking").
 4. With ``--estimates``, measures at the same checkpoints (one Dask task each, resumable table
-   ``basin_estimates.jsonl``) the estimates of issue 23 item 3 beside the certified value: the calibrated LLC v2
+   ``basin_estimates.jsonl``) the estimates of issue 23 item 3 beside the certified value: the calibrated LLC
    (``target="empirical"``, FAST settings) with its verdict, the paper's SGLD with its split R-hat, the Laplace
    prediction of the paper's settings (nbeta = 30, gamma = 5) from the Hessian at the checkpoint, and the
    Hutchinson trace (100 probes); prints the side-by-side table and draws ``basin_estimates.png``.
@@ -117,7 +117,7 @@ def main(argv=None) -> int:
     ap.add_argument("--certificates", default=None, help="also keep every certificate in this directory")
     ap.add_argument("--estimates", action="store_true",
                     help="also measure the calibrated LLC, the paper's SGLD with R-hat, its Laplace prediction and "
-                         "tr H at every checkpoint (item 3; ~20 s a checkpoint)")
+                         "tr H at every checkpoint (item 3; 20-370 s a checkpoint on the shared 2-core machine)")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     cfgs = configs()
