@@ -112,7 +112,8 @@ def main(argv=None) -> int:
         from llc_devinterp import replace_between_markers
 
         replace_between_markers(os.path.join(os.path.dirname(__file__), "..", "BENCHMARKS.md"), "llc_cost", body,
-                                "PY benchmarks/llc_cost.py --write" + (f" --from-json {a.from_json}" if a.from_json else ""))
+                                "PY benchmarks/llc_cost.py --write"
+                                + (f" --from-json {a.from_json}" if a.from_json else ""))
     return 0
 
 
