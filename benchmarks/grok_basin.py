@@ -33,7 +33,7 @@ import numpy as np
 
 from algebra.certify.local_rank import basin_table, basin_verdict, certify_checkpoint, phase
 from algebra.grokking.experiments import run_name, sweep
-from algebra.grokking.runs import TrainConfig, load_run
+from algebra.grokking.runs import TrainConfig, checkpoint_key, load_run
 from algebra.sweep import run_sweep, write_csv
 
 SIZES = (13, 17, 23, 31)
@@ -128,7 +128,7 @@ def main(argv=None) -> int:
     items = [{"run": str(Path(args.runs) / run_name(c)), "epoch": e, "certificates": args.certificates}
              for c in cfgs for e in checkpoints(load_run(Path(args.runs) / run_name(c)))]
     t1 = time.perf_counter()
-    rows = run_sweep(certify_item, items, key=lambda it: f"{Path(it['run']).name}|{it['epoch']}",
+    rows = run_sweep(certify_item, items, key=checkpoint_key,
                      workers=args.workers, table=Path(args.out) / "basin_table.jsonl", progress=False,
                      desc="local rank")
     t_cert = time.perf_counter() - t1
@@ -146,7 +146,7 @@ def main(argv=None) -> int:
         from algebra.grokking.figures import plot_basin_estimates
 
         t2 = time.perf_counter()
-        est = run_sweep(estimates_item, items, key=lambda it: f"{Path(it['run']).name}|{it['epoch']}",
+        est = run_sweep(estimates_item, items, key=checkpoint_key,
                         workers=args.workers, table=out / "basin_estimates.jsonl", progress=False,
                         desc="estimates")
         print(f"\n<!-- {len(est)} checkpoints' estimates in {time.perf_counter() - t2:.0f} s; slowest "

@@ -24,7 +24,7 @@ from algebra.errors import CertificateError, InputError
 from algebra.exact.field import DEFAULT_PRIME
 
 __all__ = ["DEFAULT_TOLERANCE", "PHASES", "network_block", "local_rank_certificate", "certify_checkpoint", "tolerance_text",
-           "phase", "basin_verdict", "basin_table", "estimates_table", "row_key", "judge_basin"]
+           "phase", "basin_verdict", "basin_table", "estimates_table", "judge_basin"]
 
 #: The stated tolerance of ``||grad L_n||`` at or below which a checkpoint is treated as a critical point of
 #: ``L_n`` (``--tolerance``).  Measured (BENCHMARKS.md "Grokking"): minibatch Adam leaves every checkpoint of the
@@ -312,16 +312,6 @@ def _short_reason(reasons: str) -> str:
     return head if len(head) <= 60 else head[:57] + "..."
 
 
-def row_key(row) -> str:
-    """A checkpoint row's key: its table ``_key``, else ``RUN_NAME|EPOCH`` (rows as :func:`algebra.sweep.run_sweep`
-    returns them, without the key).
-
-    >>> row_key({"run": "/tmp/runs/p13_s0", "epoch": 25}), row_key({"_key": "k", "run": "x", "epoch": 0})
-    ('p13_s0|25', 'k')
-    """
-    return row["_key"] if "_key" in row else f"{Path(row['run']).name}|{row['epoch']}"
-
-
 def estimates_table(rows, estimates) -> str:
     """Issue 23 item 3: per checkpoint, the certified value beside every estimate (markdown).
 
@@ -343,7 +333,9 @@ def estimates_table(rows, estimates) -> str:
     >>> print(estimates_table([row], [est]).splitlines()[-1])
     | 13 | 0.3 | 0 | 1 | 1500 | memorising | 1.000 / 0.042 | 637 | 637/2 | 317.9 ± 1.2 ok | 31.6 ± 4.8 (R-hat 2.10) | 120.5 | 40.2 ± 0.3 | 32 |
     """
-    by_key = {row_key(e): e for e in estimates}
+    from algebra.grokking.runs import checkpoint_key
+
+    by_key = {checkpoint_key(e): e for e in estimates}
     head = ("| p | f | wd | seed | epoch | phase | train / val acc | certified rank (train) | λ (Thm F.1) | "
             "calibrated LLC v2, L_n (verdict) | paper's SGLD λ̂ | Laplace of the paper's settings | tr H | K_eff |")
     lines = [head, "|" + "---|" * 14]
@@ -352,7 +344,7 @@ def estimates_table(rows, estimates) -> str:
         return "—" if v is None else f"{v:.1f} ± {se:.1f}"
 
     for r in rows:
-        e = by_key.get(row_key(r))
+        e = by_key.get(checkpoint_key(r))
         if e is None:
             continue
         cal = num(e.get("llc_cal"), e.get("llc_cal_se"))

@@ -159,13 +159,11 @@ def plot_basin_estimates(rows, estimates, out) -> Path:
     supported values (SGLD split R-hat <= 1.05, calibrated ``ok``); hollow ones are not. A star marks a
     checkpoint where Theorem F.1 gives lambda (a certified critical point).
     """
+    from algebra.grokking.runs import checkpoint_key
+
     plt = _pyplot()
-
-    def row_key(row):  # as algebra.certify.local_rank.row_key (not imported: certify sits above grokking)
-        return row["_key"] if "_key" in row else f"{Path(row['run']).name}|{row['epoch']}"
-
-    by_key = {row_key(e): e for e in estimates}
-    rows = [r for r in rows if row_key(r) in by_key]  # checkpoints without estimates are not drawn
+    by_key = {checkpoint_key(e): e for e in estimates}
+    rows = [r for r in rows if checkpoint_key(r) in by_key]  # checkpoints without estimates are not drawn
     runs = []
     for r in rows:
         name = r["run"] if "run" in r else r["group"]
@@ -176,7 +174,7 @@ def plot_basin_estimates(rows, estimates, out) -> Path:
     fig, axes = plt.subplots(nrows, cols, figsize=(4 * cols, 3 * nrows), squeeze=False)
     for ax, name in zip(axes.flat, runs):
         rs = sorted((r for r in rows if (r["run"] if "run" in r else r["group"]) == name), key=lambda r: r["epoch"])
-        es = [by_key.get(row_key(r), {}) for r in rs]
+        es = [by_key.get(checkpoint_key(r), {}) for r in rs]
         ep = np.array([r["epoch"] for r in rs], dtype=float)
         half = np.array([r["maps"]["train"]["lower"] / 2 for r in rs], dtype=float)
         ax.plot(ep, half, "k--", lw=1, label="certified rank/2 (train)")

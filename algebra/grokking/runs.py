@@ -59,7 +59,7 @@ from algebra.grokking.network import CentredLoss, init_params
 from algebra.grokking.task import ModularAddition, check_fraction, check_prime, modular_addition
 from algebra.models.base import positive_int
 
-__all__ = ["TrainConfig", "PRESETS", "Run", "train", "load_run", "task_losses", "LOSS_COLUMNS",
+__all__ = ["TrainConfig", "PRESETS", "Run", "train", "load_run", "checkpoint_key", "task_losses", "LOSS_COLUMNS",
            "BACKENDS", "OPTIMIZERS"]
 
 LOSS_COLUMNS = ("epoch", "train_loss", "val_loss", "train_acc", "val_acc", "llc_mean", "llc_se")
@@ -276,6 +276,19 @@ class Run:
 
     def loss_data(self) -> list:
         return read_loss_data(self.path / "loss_data.csv")
+
+
+def checkpoint_key(row) -> str:
+    """The key of one checkpoint of one run in a resumable table: its ``_key`` if it has one, else
+    ``RUN_DIRECTORY_NAME|EPOCH`` from its ``run`` (path) and ``epoch`` (``benchmarks/grok_basin.py``'s tables, and
+    the rows :func:`algebra.sweep.run_sweep` returns without their keys).
+
+    Examples
+    --------
+    >>> checkpoint_key({"run": "/tmp/runs/p13_s0", "epoch": 25}), checkpoint_key({"_key": "k", "run": "x", "epoch": 0})
+    ('p13_s0|25', 'k')
+    """
+    return row["_key"] if "_key" in row else f"{Path(row['run']).name}|{row['epoch']}"
 
 
 def load_run(path) -> Run:
