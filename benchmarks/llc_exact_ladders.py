@@ -8,7 +8,8 @@ at ``nbeta = 10^3 ... 10^12``: no sampling, so these ladders are what a
 perfect sampler would return.  Against the exact lambda (Newton polyhedron)
 they show how the finite-temperature value approaches lambda, and they
 check the calibration's allowance (:func:`algebra.numeric.calibration.combine_temperatures`):
-the ratio of the bias left at ``10^6`` to the ladder's rise from ``10^4``.
+the ratio of the bias left at ``10^6`` to the ladder's rise from ``10^4`` (version 3's ladder) and
+from ``10^3`` (version 4's, whose leading-term factor is 1.0: the column is the safety it needs).
 
 Higher multiplicity: the products ``K = 1/2 (x_1 ... x_k)^2`` (lambda = 1/2,
 m = k, k = 2 ... 8) under the same N(0, I) localization reduce exactly to one
@@ -76,7 +77,7 @@ def ladders() -> dict:
 
 
 PRODUCT_K = (2, 3, 4, 5, 6, 8)
-PRODUCT_DECADES = (4, 5, 6, 8, 12)
+PRODUCT_DECADES = (3, 4, 5, 6, 8, 12)
 
 
 def product_ladder(k: int, nbetas, *, dt: float = 1e-3, lo: float = -4.0, hi: float = 40.0) -> dict:
@@ -104,24 +105,26 @@ def product_ladder(k: int, nbetas, *, dt: float = 1e-3, lo: float = -4.0, hi: fl
 
 def product_table() -> str:
     lines = ["| toy | lambda (m) | F at nbeta = 10^4, 10^6, 10^8, 10^12 | (lambda - F) / lambda at 10^6 "
-             "| rise D / F, 10^4 -> 10^6 | (lambda - F) / D at 10^6 (the allowance uses 3.0) "
+             "| rise D / F, 10^4 -> 10^6 | (lambda - F) / D at 10^6 (version 3's allowance uses 3.0) "
+             "| (lambda - F) / D', D' from 10^3 (version 4 uses 1.7) "
              "| allowance for D alone, % of F (ok needs <= 5%) |",
-             "|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|"]
     for k in PRODUCT_K:
         F = product_ladder(k, [10.0**d for d in PRODUCT_DECADES])
-        f4, f6, f8, f12 = (F[10.0**d] for d in (4, 6, 8, 12))
+        f3, f4, f6, f8, f12 = (F[10.0**d] for d in (3, 4, 6, 8, 12))
         rise, bias = f6 - f4, 0.5 - f6
         name = "*".join(f"x{i}" for i in range(1, k + 1))
         lines.append(f"| `{name}` | 1/2 ({k}) | {f4:.4f}, {f6:.4f}, {f8:.4f}, {f12:.4f} | {100 * bias / 0.5:.1f}% | "
-                     f"{100 * rise / f6:.1f}% | {bias / rise:.2f} | {300 * rise / f6:.0f}% |")
+                     f"{100 * rise / f6:.1f}% | {bias / rise:.2f} | {bias / (f6 - f3):.2f} | {300 * rise / f6:.0f}% |")
     return "\n".join(lines)
 
 
 def table(lad: dict) -> str:
     lines = ["| toy | lambda (m) | F at nbeta = 10^4, 10^6, 10^8, 10^12 | (lambda - F) / lambda at 10^6 "
-             "| rise D, 10^4 -> 10^6 | (lambda - F) / D at 10^6 (the allowance uses 3.0) "
+             "| rise D, 10^4 -> 10^6 | (lambda - F) / D at 10^6 (version 3's allowance uses 3.0) "
+             "| (lambda - F) / D', D' from 10^3 (version 4 uses 1.7) "
              "| fit a + b/u + c/u^2 on 10^4..10^6: intercept error (b) |",
-             "|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|"]
     for name, _ in TOYS:
         lam, m = exact_lambda(name)
         F = lad[name]
@@ -131,8 +134,9 @@ def table(lad: dict) -> str:
         A = np.stack([np.ones(3), 1 / u, 1 / u**2], axis=1)
         c = np.linalg.solve(A, np.array([F[4], F[5], F[6]]))
         ratio = bias / rise if rise > 0 else float("nan")
+        ratio3 = bias / (F[6] - F[3]) if F[6] > F[3] else float("nan")
         lines.append(f"| `{name}` | {lam} ({m}) | {F[4]:.4f}, {F[6]:.4f}, {F[8]:.4f}, {F[12]:.4f} | "
-                     f"{100 * bias / float(lam):.1f}% | {rise:.4f} | {ratio:.2f} | "
+                     f"{100 * bias / float(lam):.1f}% | {rise:.4f} | {ratio:.2f} | {ratio3:.2f} | "
                      f"{100 * (c[0] - float(lam)) / float(lam):+.1f}% ({c[1]:+.2f}) |")
     return "\n".join(lines)
 

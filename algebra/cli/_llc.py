@@ -72,6 +72,10 @@ def add_llc_options(p, *, sample_size: bool = True) -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--fast", action="store_true", help="short chains (for tests and demos)")
     p.add_argument("--chains", type=positive_arg("--chains"), default=None)
+    p.add_argument("--start", choices=("hotter", "w_star", "mixed"), default=None,
+                   help="where each colder temperature's chains start (a design option, recorded in the "
+                        "settings): hotter = where the hotter temperature's ended (the procedure's), w_star = "
+                        "all at w* (version 2), mixed = half at w*, half from the hotter chains")
     add_progress_options(p)  # a tqdm bar per temperature on stderr unless --quiet
     if sample_size:
         p.add_argument("--n", type=positive_arg("--n"), default=None,
@@ -80,7 +84,7 @@ def add_llc_options(p, *, sample_size: bool = True) -> None:
 
 
 def llc_settings(args):
-    """The :class:`~algebra.numeric.calibration.CalibrationSettings` of ``--fast`` and ``--chains``."""
+    """The :class:`~algebra.numeric.calibration.CalibrationSettings` of ``--fast``, ``--chains`` and ``--start``."""
     from algebra.numeric.calibration import FAST, CalibrationSettings
 
     s = FAST if args.fast else CalibrationSettings()
@@ -88,6 +92,8 @@ def llc_settings(args):
         if args.chains < 2:
             raise InputError("--chains", args.chains, "an integer >= 2 (R-hat compares chains)")
         s = CalibrationSettings(**{**s.__dict__, "num_chains": args.chains})
+    if getattr(args, "start", None) is not None:
+        s = CalibrationSettings(**{**s.__dict__, "start": args.start})
     return s
 
 

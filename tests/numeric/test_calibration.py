@@ -6,7 +6,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from algebra.numeric.calibration import (FAST, CalibrationSettings, calibrated_llc,
+from algebra.numeric.calibration import (ALLOWANCE_SAFETY, FAST, CalibrationSettings, calibrated_llc,
                                          combine_temperatures, verdict_reasons)
 from algebra.numeric.models import linear_regression_model, rrr_model
 
@@ -120,8 +120,29 @@ def test_combine_flags_an_unbounded_bias_and_widens_the_interval():
     c = combine_temperatures(per)
     assert c["chosen"] == "largest nbeta" and c["stderr"] == 0.0138
     assert len(c["reasons"]) == 1 and "not shown converged" in c["reasons"][0]
-    assert c["bias_allowance"] == pytest.approx(1.5 * math.log(1e4) / math.log(100) * (0.4127 - 0.3888))
+    assert c["bias_allowance"] == pytest.approx(ALLOWANCE_SAFETY * math.log(1e4) / math.log(100) * (0.4127 - 0.3888))
     assert c["ci95"][1] > 0.4127 + c["bias_allowance"] + 1.96 * 0.0138
+
+
+def test_allowance_covers_the_exact_ladder_of_x2y2_from_1e3():
+    """Version 4's ladder on the exact tempered values of K = (x y)^2 / 2 squared, x^2 y^2 (lambda = 1/4,
+    m = 2; quadrature, no sampling): the allowance from nbeta = 10^3 to 10^6 covers what is left, and
+    it would not with version 3's safety factor (1.5; this toy needs 1.67)."""
+    from algebra.numeric.estimators import tempered_expectation
+
+    class Toy:
+        w_star = np.zeros(2)
+
+        def loss(self, W):
+            W = np.atleast_2d(W)
+            return 0.5 * (W[:, 0] * W[:, 1]) ** 4
+
+    nbetas = (1e3, 1e4, 1e5, 1e6)
+    F = [tempered_expectation(Toy(), t, 1.0, points=601, core=0.05 / t**0.25) for t in nbetas]
+    per = _ladder(F, [1e-9] * 4, nbetas)
+    assert combine_temperatures(per)["ci95"][1] >= 0.25
+    assert combine_temperatures(per, safety=1.5)["ci95"][1] < 0.25
+    assert combine_temperatures(per)["reasons"][0].startswith("not shown converged")  # the rise is 17% of F
 
 
 def test_combine_a_flat_coarse_ladder_is_not_shown_converged():
@@ -285,7 +306,7 @@ def _record_starts(monkeypatch):
 def test_colder_temperatures_start_from_the_hotter_chains(monkeypatch):
     seen = _record_starts(monkeypatch)
     calibrated_llc(linear_regression_model(2, n=10**12, seed=0), settings=TINY, seed=1)
-    assert len(seen) == 3 and seen[0][0] is None  # the hottest starts at w*
+    assert len(seen) == 4 and seen[0][0] is None  # the hottest starts at w*
     for (_, before), (start, _) in zip(seen, seen[1:]):
         assert np.array_equal(start, before)  # the next one where these ended
 
@@ -295,7 +316,7 @@ def test_start_w_star_is_version_two(monkeypatch):
 
     seen = _record_starts(monkeypatch)
     calibrated_llc(linear_regression_model(2, n=10**12, seed=0), settings=replace(TINY, start="w_star"), seed=1)
-    assert [s for s, _ in seen] == [None, None, None]
+    assert [s for s, _ in seen] == [None, None, None, None]
 
 
 def test_an_unknown_start_is_refused_by_name():
