@@ -74,8 +74,9 @@ def add_llc_options(p, *, sample_size: bool = True) -> None:
     p.add_argument("--chains", type=positive_arg("--chains"), default=None)
     p.add_argument("--start", choices=("hotter", "w_star", "mixed"), default=None,
                    help="where each colder temperature's chains start (a design option, recorded in the "
-                        "settings): hotter = where the hotter temperature's ended (the procedure's), w_star = "
-                        "all at w* (version 2), mixed = half at w*, half from the hotter chains")
+                        "settings): mixed = half at w*, half where the hotter temperature's chains ended (the "
+                        "procedure's, version 4), hotter = all where those ended (version 3), w_star = all at w* "
+                        "(version 2)")
     add_progress_options(p)  # a tqdm bar per temperature on stderr unless --quiet
     if sample_size:
         p.add_argument("--n", type=positive_arg("--n"), default=None,

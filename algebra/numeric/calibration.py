@@ -190,7 +190,7 @@ class CalibrationSettings:
     adapt_mass: object = False
     jitter: tuple = (0.25, 1.5)
     step_pool: str = "chain"
-    start: str = "hotter"
+    start: str = "mixed"
     growth_anchor: float = 1e4
     allowance_safety: float = ALLOWANCE_SAFETY
 
@@ -202,7 +202,7 @@ class CalibrationSettings:
 FAST = CalibrationSettings(num_chains=16, num_draws=300, max_draws=300, num_warmup=300, draws_growth=1.0)
 
 #: Version 3 of the procedure (stop 28): the ladder from ``nbeta h = 10^4``, allowance 1.5 times the leading term.
-VERSION3 = CalibrationSettings(nbeta_scaled=(1e4, 1e5, 1e6), allowance_safety=1.5)
+VERSION3 = CalibrationSettings(nbeta_scaled=(1e4, 1e5, 1e6), allowance_safety=1.5, start="hotter")
 
 
 @dataclass(frozen=True)

@@ -319,6 +319,18 @@ def test_start_w_star_is_version_two(monkeypatch):
     assert [s for s, _ in seen] == [None, None, None, None]
 
 
+def test_start_mixed_puts_half_the_chains_back_at_w_star(monkeypatch):
+    from dataclasses import replace
+
+    seen = _record_starts(monkeypatch)
+    model = linear_regression_model(2, n=10**12, seed=0)
+    calibrated_llc(model, settings=replace(TINY, start="mixed"), seed=1)
+    assert seen[0][0] is None
+    for (_, before), (start, _) in zip(seen, seen[1:]):
+        assert np.array_equal(start[:2], np.tile(model.w_star, (2, 1)))  # 4 chains: two at w*
+        assert np.array_equal(start[2:], before[2:])  # two where they ended
+
+
 def test_an_unknown_start_is_refused_by_name():
     from dataclasses import replace
 
