@@ -73,6 +73,7 @@ NOT_INTEGER = {
     "--polynomials", "--out", "--scheduler", "--example", "--claim", "--output", "--variables", "--method", "--plot",
     "--features", "--point", "--which", "--multipliers", "--eps", "--emit", "--emit-multiplier", "--emit-eps",
     "--preset", "--backend", "--llc", "--graph", "--group", "--lr", "--weight-decay", "--train-fraction", "--beta",
+    "--start",
 }
 
 # every command with --prime: the smallest valid command line (slow ones marked)

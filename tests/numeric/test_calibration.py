@@ -303,9 +303,11 @@ def _record_starts(monkeypatch):
     return seen
 
 
-def test_colder_temperatures_start_from_the_hotter_chains(monkeypatch):
+def test_start_hotter_is_version_three(monkeypatch):
+    from dataclasses import replace
+
     seen = _record_starts(monkeypatch)
-    calibrated_llc(linear_regression_model(2, n=10**12, seed=0), settings=TINY, seed=1)
+    calibrated_llc(linear_regression_model(2, n=10**12, seed=0), settings=replace(TINY, start="hotter"), seed=1)
     assert len(seen) == 4 and seen[0][0] is None  # the hottest starts at w*
     for (_, before), (start, _) in zip(seen, seen[1:]):
         assert np.array_equal(start, before)  # the next one where these ended
@@ -319,12 +321,12 @@ def test_start_w_star_is_version_two(monkeypatch):
     assert [s for s, _ in seen] == [None, None, None, None]
 
 
-def test_start_mixed_puts_half_the_chains_back_at_w_star(monkeypatch):
-    from dataclasses import replace
-
+def test_the_procedure_starts_half_the_chains_back_at_w_star(monkeypatch):
+    """Version 4's default, start="mixed": at each colder temperature half at w*, half where they ended."""
     seen = _record_starts(monkeypatch)
     model = linear_regression_model(2, n=10**12, seed=0)
-    calibrated_llc(model, settings=replace(TINY, start="mixed"), seed=1)
+    assert TINY.start == "mixed"
+    calibrated_llc(model, settings=TINY, seed=1)
     assert seen[0][0] is None
     for (_, before), (start, _) in zip(seen, seen[1:]):
         assert np.array_equal(start[:2], np.tile(model.w_star, (2, 1)))  # 4 chains: two at w*
@@ -347,3 +349,18 @@ def test_a_diverged_chain_restarts_at_w_star():
     run = SimpleNamespace(final=final, divergent=np.array([False, False, True]))
     out = _restart_points(run, np.array([9.0, 9.0]))
     assert out.tolist() == [[1.0, 2.0], [9.0, 9.0], [9.0, 9.0]] and np.isnan(final[1, 0])  # a copy
+
+
+def test_version3_settings_keep_the_version3_ladder_starts_and_allowance():
+    from dataclasses import replace
+
+    from algebra.numeric.calibration import VERSION3
+
+    res = calibrated_llc(linear_regression_model(2, n=10**12, seed=0),
+                         settings=replace(VERSION3, **{k: getattr(TINY, k) for k in
+                                                       ("num_chains", "num_draws", "max_draws", "num_warmup",
+                                                        "draws_growth")}), seed=1)
+    assert [round(e.nbeta * res.curvature) for e in res.per_temperature] == [10**4, 10**5, 10**6]
+    assert res.settings["start"] == "hotter" and res.settings["allowance_safety"] == 1.5
+    per = _ladder([2.9, 2.95, 3.0], [1e-9] * 3)
+    assert combine_temperatures(per, safety=VERSION3.allowance_safety)["bias_allowance"] == pytest.approx(0.3)
