@@ -111,11 +111,18 @@ never on the validation suite; BENCHMARKS.md ("LLC sampling") has the tables.
    ``(x_1 ... x_k)^2 / 2``, ``m = k``; BENCHMARKS.md) the true remainder was
    at most 1.67 times that for ``m <= 3`` (1.48 from ``10^4``), so the
    allowance is ``A = S u_first / (u_top - u_first) max(D, 0)`` with
-   ``S = allowance_safety = 1.7`` (1.7 D; version 3: ``S = 1.5``, 3.0 D).
+   ``S = 1.7`` (1.7 D; version 3: ``S = 1.5``, 3.0 D).  Both bounds hold on
+   those ladders, so the allowance is the smaller of the two: from ``10^3``
+   with ``S = 1.7`` and from ``10^4`` with ``S = 1.5`` (``allowance_from``).
+   An m = 1 ladder whose rise is all in its first decade then pays for it
+   only from ``10^4``.
    The 95% interval is asymmetric: ``[est - 1.96 se, est + A + 1.96 sqrt(se^2 + s_A^2)]``, ``s_A`` the
    allowance's own Monte Carlo error.  Because a flat ladder measured
    coarsely can hide a slow approach (m = 5 and more), the verdict uses
-   the allowance of a rise two standard errors above the measured one.
+   the allowance of a rise two standard errors above the measured one, a
+   measured rise below zero counted as zero (so noise that makes a ladder look
+   falling cannot cancel the margin; on FAST chains it once did, for a value
+   6% low).
    (Version 1 fitted ``a + b/log(nbeta)``; on m = 1 models power-law
    corrections posed as a ``1/log`` slope and on m = 2 models with flat
    ladders the slope under-covered; the fit is still recorded, ``multi``.)
@@ -163,6 +170,8 @@ RISE_Z = 2.0
 #: for m <= 3 (``x^2*y^2``, m = 2; ``x1*x2*x3``: 1.51; BENCHMARKS.md "Calibration version 4"); version 3's
 #: ladder from 10^4 needed 1.48x and used 1.5
 ALLOWANCE_SAFETY = 1.7
+#: where the allowance may be measured from (nbeta h) and its factor there; the smaller allowance is used
+ALLOWANCE_FROM = ((1e3, ALLOWANCE_SAFETY), (1e4, 1.5))
 ALLOWANCE_MAX = 0.05  # the validation suite's accuracy target
 DEFICIT_MAX = 0.01
 OFFSET_MAX = 0.01
@@ -199,17 +208,20 @@ class CalibrationSettings:
     step_pool: str = "chain"
     start: str = "mixed"
     growth_anchor: float = 1e4
-    allowance_safety: float = ALLOWANCE_SAFETY
+    allowance_from: tuple = ALLOWANCE_FROM
 
     def to_json(self) -> dict:
-        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
+        def plain(v):
+            return [plain(x) for x in v] if isinstance(v, (tuple, list)) else v
+
+        return {k: plain(v) for k, v in self.__dict__.items()}
 
 
 #: Short chains for tests and notebooks: too short for the ladder to show convergence.
 FAST = CalibrationSettings(num_chains=16, num_draws=300, max_draws=300, num_warmup=300, draws_growth=1.0)
 
 #: Version 3 of the procedure (stop 28): the ladder from ``nbeta h = 10^4``, allowance 1.5 times the leading term.
-VERSION3 = CalibrationSettings(nbeta_scaled=(1e4, 1e5, 1e6), allowance_safety=1.5, start="hotter")
+VERSION3 = CalibrationSettings(nbeta_scaled=(1e4, 1e5, 1e6), allowance_from=((1e4, 1.5),), start="hotter")
 
 
 @dataclass(frozen=True)
@@ -481,7 +493,7 @@ def calibrated_llc(model, *, settings: CalibrationSettings | None = None, seed: 
                      f"({run.losses.shape[1]} draws, R-hat {est.rhat:.3f}, ESS {est.ess:.0f})")
     if not per:
         raise InputError("model", getattr(model, "name", model), "a model on which some chain converges")
-    comb = combine_temperatures(per, h=h, safety=s.allowance_safety)
+    comb = combine_temperatures(per, h=h, safety=s.allowance_from)
     reasons.extend(comb["reasons"])
     return CalibratedLLC(comb["estimate"], comb["stderr"], comb["ci95"], comb["chosen"], tuple(per),
                          comb["multi"], "suspect" if reasons else "ok", tuple(reasons), int(seed), float(h),
@@ -489,7 +501,7 @@ def calibrated_llc(model, *, settings: CalibrationSettings | None = None, seed: 
                          comb["bias_allowance"], target, laplace, spec.to_json())
 
 
-def combine_temperatures(per, *, h: float = 1.0, safety: float = ALLOWANCE_SAFETY) -> dict:
+def combine_temperatures(per, *, h: float = 1.0, safety=ALLOWANCE_FROM) -> dict:
     """Reported estimate, interval and ladder diagnostics from per-temperature estimates (steps 7-9).
 
     Parameters
@@ -497,8 +509,10 @@ def combine_temperatures(per, *, h: float = 1.0, safety: float = ALLOWANCE_SAFET
     per : sequence of LLCEstimate (or objects with ``nbeta``, ``estimate``, ``stderr``)
     h : float
         The units of step 1: the allowance reads the ladder in ``u = log(nbeta h)``.
-    safety : float
-        The factor on the leading-term remainder (step 8); 1.5 was version 3's.
+    safety : float or sequence of (nbeta h, factor)
+        The factor on the leading-term remainder (step 8), from the first temperature, or the
+        starting temperatures and their factors (:func:`_allowance_starts`); the smallest
+        allowance they give is used.  Version 3's: ``((1e4, 1.5),)``.
 
     Returns
     -------
@@ -509,13 +523,16 @@ def combine_temperatures(per, *, h: float = 1.0, safety: float = ALLOWANCE_SAFET
     Examples
     --------
     A ladder still rising like ``lambda - 1/log(nbeta)`` (``m = 2``) is not extrapolated; the
-    allowance ``1.7 D`` covers what is left (here 0.072):
+    allowance covers what is left (here 0.072): from ``10^3`` it would be ``1.7 D = 0.123``, from
+    ``10^4`` ``3.0 D = 0.109``, and the smaller is taken:
 
     >>> from types import SimpleNamespace as E
     >>> pts = [E(nbeta=t, estimate=3.0 - 1.0 / math.log(t), stderr=0.002) for t in (1e3, 1e4, 1e5, 1e6)]
     >>> c = combine_temperatures(pts)
     >>> c["chosen"], round(c["estimate"], 3), round(c["bias_allowance"], 3), c["reasons"], c["ci95"][1] > 3.0
-    ('largest nbeta', 2.928, 0.123, [], True)
+    ('largest nbeta', 2.928, 0.109, [], True)
+    >>> c["allowance_from"]
+    10000.0
 
     The Newton toy ``x*y`` (exact 1/2, ``m = 2``), whose ladder rises by 5% of its value,
     cannot be shown converged, and neither can a flat ladder measured too coarsely:
@@ -547,29 +564,67 @@ def combine_temperatures(per, *, h: float = 1.0, safety: float = ALLOWANCE_SAFET
         return {"estimate": est, "stderr": se, "bias_allowance": None, "ci95": (est - z * se, est + z * se),
                 "chosen": "largest nbeta", "multi": None, "reasons": reasons}
     first = per[0]
-    u_top, u_first = math.log(top.nbeta * h), math.log(first.nbeta * h)
-    # under the leading term -(m-1)/u the bias left at u_top is u_first / (u_top - u_first)
-    # times the rise from u_first (2.0 for 10^4 -> 10^6); the whole ladder, not its last
-    # decade, because the rise over two decades is twice as large against the same noise
-    ratio = safety * u_first / (u_top - u_first) if u_first > 0 else math.inf
-    rise = est - float(first.estimate)
-    s_rise = math.hypot(se, float(first.stderr))
+    u_top = math.log(top.nbeta * h)
+    s_first = math.hypot(se, float(first.stderr))
+    rise_all = est - float(first.estimate)
+    best = None
+    for i, S in _allowance_starts(per, h, safety):
+        start = per[i]
+        u_first = math.log(start.nbeta * h)
+        # under the leading term -(m-1)/u the bias left at u_top is u_first / (u_top - u_first)
+        # times the rise from u_first (1.0 for 10^3 -> 10^6, 2.0 for 10^4 -> 10^6); the rise over
+        # the ladder, not its last decade, because it is larger against the same noise
+        ratio = S * u_first / (u_top - u_first) if u_first > 0 else math.inf
+        rise = est - float(start.estimate)
+        s_rise = math.hypot(se, float(start.stderr))
+        # the verdict asks that even a rise 2 standard errors above the measured one stays within
+        # ALLOWANCE_MAX: a flat ladder measured coarsely can hide a slow (high-multiplicity) approach
+        # (a rise measured below zero counts as zero: noise that makes the ladder look falling must not
+        # cancel the margin, the more so as the smaller of several starts' allowances is taken)
+        reach = ratio * (max(rise, 0.0) + RISE_Z * s_rise)
+        if best is None or reach < best[0]:  # each start's bound holds on the exact ladders: the smaller holds
+            best = (reach, ratio, rise, s_rise, start)
+    reach, ratio, rise, s_rise, start = best
     allowance = ratio * max(rise, 0.0)
     s_allow = ratio * s_rise
-    # the verdict asks that even a rise 2 standard errors above the measured one stays within
-    # ALLOWANCE_MAX: a flat ladder measured coarsely can hide a slow (high-multiplicity) approach
-    reach = ratio * max(rise + RISE_Z * s_rise, 0.0)
     falls = [(a, b) for a, b in zip(per, per[1:])
              if b.estimate - a.estimate < -FALL_Z * math.hypot(a.stderr, b.stderr)]
-    if rise < -FALL_Z * s_rise or falls:
+    if rise_all < -FALL_Z * s_first or falls:
         a, b = falls[0] if falls else (first, top)
         drop = (b.estimate - a.estimate) / math.hypot(a.stderr, b.stderr)
         reasons.append(f"ladder inconsistent: estimates fall as nbeta grows ({a.estimate:.4g} at nbeta={a.nbeta:g} "
                        f"-> {b.estimate:.4g} at {b.nbeta:g}, {drop:.1f} standard errors; the finite-temperature "
                        f"value approaches lambda from below)")
     if reach > ALLOWANCE_MAX * abs(est):
-        reasons.append(f"not shown converged: the ladder rose by {rise:.3g} +- {s_rise:.2g}, which allows "
+        reasons.append(f"not shown converged: the ladder rose by {rise:.3g} +- {s_rise:.2g} from nbeta="
+                       f"{start.nbeta:.6g}, which allows "
                        f"up to {reach:.3g} ({100 * reach / abs(est):.0f}% > {100 * ALLOWANCE_MAX:.0f}%) still to come")
     ci = (est - z * se, est + allowance + z * math.hypot(se, s_allow))
     return {"estimate": est, "stderr": se, "bias_allowance": float(allowance), "ci95": ci,
-            "chosen": "largest nbeta", "multi": multi, "reasons": reasons}
+                    "chosen": "largest nbeta", "multi": multi, "reasons": reasons, "allowance_from": float(start.nbeta)}
+
+
+def _allowance_starts(per, h: float, safety) -> list:
+    """``(index, factor)`` of the ladder points the allowance may be measured from (step 8).
+
+    ``safety`` is a factor (from the first temperature) or ``(nbeta h, factor)`` pairs; a pair
+    applies to the temperature within a quarter decade of its ``nbeta h`` (never the top one).
+    When no pair matches (a ladder the population cap shortened), the first pair's factor is
+    used from the first temperature.
+
+    >>> from types import SimpleNamespace as E
+    >>> per = [E(nbeta=t) for t in (1e3, 1e4, 1e5, 1e6)]
+    >>> _allowance_starts(per, 1.0, ((1e3, 1.7), (1e4, 1.5)))
+    [(0, 1.7), (1, 1.5)]
+    >>> _allowance_starts(per[1:], 1.0, ((1e3, 1.7), (1e4, 1.5))), _allowance_starts(per, 1.0, 2.0)
+    ([(0, 1.5)], [(0, 2.0)])
+    """
+    if isinstance(safety, (int, float)):
+        return [(0, float(safety))]
+    out = []
+    for nbh, S in safety:
+        for i, e in enumerate(per[:-1]):
+            if abs(math.log10(e.nbeta * h / nbh)) < 0.25:
+                out.append((i, float(S)))
+                break
+    return out or [(0, float(safety[0][1]))]
