@@ -13,7 +13,7 @@ from algebra.numeric.models import linear_regression_model
 from algebra.numeric.samplers import sample
 
 # shorter than FAST: these tests check the plumbing, the benchmark checks accuracy
-TINY = CalibrationSettings(num_chains=8, num_draws=200, num_warmup=200, draws_growth=1.0)
+TINY = CalibrationSettings(num_chains=8, num_draws=200, max_draws=200, num_warmup=200, draws_growth=1.0)
 
 
 @pytest.fixture(scope="module")
@@ -117,7 +117,7 @@ def test_frozen_chains_counts_chains_that_never_move():
 
 
 def test_failing_design_has_no_exact_value():
-    plumbing = CalibrationSettings(num_chains=4, num_draws=100, num_warmup=100, draws_growth=1.0)
+    plumbing = CalibrationSettings(num_chains=4, num_draws=100, max_draws=100, num_warmup=100, draws_growth=1.0)
     row = graph_llc("cyclic:5", 2, 2, 1, features="constant", settings=plumbing, seed=0)
     assert row["assumption1_holds"] is False and row["exact_lambda"] is None
     assert row["relative_error"] is None and row["theorem"].startswith("none")

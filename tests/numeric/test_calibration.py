@@ -44,7 +44,7 @@ def test_small_n_caps_the_temperatures_and_is_suspect():
 
 def test_too_short_chains_are_flagged():
     """A failing configuration: 10 draws at high nbeta gives low ESS / large R-hat."""
-    bad = CalibrationSettings(num_chains=4, num_draws=12, num_warmup=5, draws_growth=1.0)
+    bad = CalibrationSettings(num_chains=4, num_draws=12, max_draws=12, num_warmup=5, draws_growth=1.0)
     res = calibrated_llc(rrr_model(3, 3, 2, 1, n=10**12, seed=0), settings=bad, seed=0)
     assert res.verdict == "suspect"
     assert any("ESS" in r or "R-hat" in r for r in res.reasons)
