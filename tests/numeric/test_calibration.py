@@ -20,10 +20,10 @@ def test_regular_model_ok_and_covered():
     res = calibrated_llc(linear_regression_model(2, 2, n=10**12, seed=0), settings=MEDIUM, seed=2)
     assert res.verdict == "ok", res.reasons
     assert res.bias_allowance is not None and res.bias_allowance < 0.05 * res.estimate
-    assert res.target == "population" and len(res.laplace) == 3
+    assert res.target == "population" and len(res.laplace) == 4
     assert res.ci95[0] <= 2.0 <= res.ci95[1]
     assert res.chosen == "largest nbeta"
-    assert len(res.per_temperature) == 3 and res.seed == 2
+    assert len(res.per_temperature) == 4 and res.seed == 2
 
 
 @pytest.mark.slow  # over 5 s of a two-worker default run (issue 21, item 5)
