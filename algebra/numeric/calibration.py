@@ -220,7 +220,9 @@ class CalibrationSettings:
 #: Short chains for tests and notebooks: too short for the ladder to show convergence.
 FAST = CalibrationSettings(num_chains=16, num_draws=300, max_draws=300, num_warmup=300, draws_growth=1.0)
 
-#: Version 3 of the procedure (stop 28): the ladder from ``nbeta h = 10^4``, allowance 1.5 times the leading term.
+#: Version 3's ladder (from ``nbeta h = 10^4``), starts and allowance (1.5 times the leading term): its chains
+#: and estimates; the verdict applies version 4's two refinements (the deficit judged at the reported
+#: temperature, a rise below zero counted as zero in the margin).
 VERSION3 = CalibrationSettings(nbeta_scaled=(1e4, 1e5, 1e6), allowance_from=((1e4, 1.5),), start="hotter")
 
 

@@ -125,8 +125,11 @@ def test_failing_design_has_no_exact_value():
 
 @pytest.mark.slow
 def test_calibrated_estimate_within_ten_percent():
+    """Version 4 reads 4.868 +- 0.020 (-2.6%) and calls it suspect: its ladder still rises by 0.11 from
+    nbeta h = 10^4 (version 3 called it ok).  What must hold: within 10%, and within 5% if ok."""
     row = graph_llc("cyclic:8", 4, 2, 1, seed=0)
-    assert row["verdict"] == "ok" and abs(row["relative_error"]) < 0.10
+    assert abs(row["relative_error"]) < 0.10
+    assert row["verdict"] == "suspect" or abs(row["relative_error"]) < 0.05
 
 
 @pytest.mark.slow
