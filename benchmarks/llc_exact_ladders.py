@@ -105,8 +105,8 @@ def product_ladder(k: int, nbetas, *, dt: float = 1e-3, lo: float = -4.0, hi: fl
 
 def product_table() -> str:
     lines = ["| toy | lambda (m) | F at nbeta = 10^4, 10^6, 10^8, 10^12 | (lambda - F) / lambda at 10^6 "
-             "| rise D / F, 10^4 -> 10^6 | (lambda - F) / D at 10^6 (version 3's allowance uses 3.0) "
-             "| (lambda - F) / D', D' from 10^3 (version 4 uses 1.7) "
+             "| rise D / F, 10^4 -> 10^6 | (lambda - F) / D at 10^6 (the allowance from 10^4 uses 3.0) "
+             "| (lambda - F) / D', D' from 10^3 (the allowance from 10^3 uses 1.7) "
              "| allowance for D alone, % of F (ok needs <= 5%) |",
              "|---|---|---|---|---|---|---|---|"]
     for k in PRODUCT_K:
@@ -121,8 +121,8 @@ def product_table() -> str:
 
 def table(lad: dict) -> str:
     lines = ["| toy | lambda (m) | F at nbeta = 10^4, 10^6, 10^8, 10^12 | (lambda - F) / lambda at 10^6 "
-             "| rise D, 10^4 -> 10^6 | (lambda - F) / D at 10^6 (version 3's allowance uses 3.0) "
-             "| (lambda - F) / D', D' from 10^3 (version 4 uses 1.7) "
+             "| rise D, 10^4 -> 10^6 | (lambda - F) / D at 10^6 (the allowance from 10^4 uses 3.0) "
+             "| (lambda - F) / D', D' from 10^3 (the allowance from 10^3 uses 1.7) "
              "| fit a + b/u + c/u^2 on 10^4..10^6: intercept error (b) |",
              "|---|---|---|---|---|---|---|---|"]
     for name, _ in TOYS:
