@@ -519,8 +519,9 @@ def combine_temperatures(per, *, h: float = 1.0, safety=ALLOWANCE_FROM) -> dict:
     Returns
     -------
     dict with ``estimate``, ``stderr`` (Monte Carlo, largest temperature), ``bias_allowance``
-    (float, or None for a single temperature), ``ci95``, ``chosen`` (``"largest nbeta"``),
-    ``multi`` (the ``a + b/log(nbeta)`` fit, for the record, or None) and ``reasons``.
+    (float, or None for a single temperature), ``allowance_from`` (the ``nbeta`` it was measured
+    from, or None), ``ci95``, ``chosen`` (``"largest nbeta"``), ``multi`` (the ``a + b/log(nbeta)``
+    fit, for the record, or None) and ``reasons``.
 
     Examples
     --------
@@ -564,7 +565,7 @@ def combine_temperatures(per, *, h: float = 1.0, safety=ALLOWANCE_FROM) -> dict:
     if len(per) < 2:
         reasons.append("not shown converged: one temperature, no ladder to bound the finite-nbeta bias")
         return {"estimate": est, "stderr": se, "bias_allowance": None, "ci95": (est - z * se, est + z * se),
-                "chosen": "largest nbeta", "multi": None, "reasons": reasons}
+                "chosen": "largest nbeta", "multi": None, "reasons": reasons, "allowance_from": None}
     first = per[0]
     u_top = math.log(top.nbeta * h)
     s_first = math.hypot(se, float(first.stderr))
@@ -603,7 +604,7 @@ def combine_temperatures(per, *, h: float = 1.0, safety=ALLOWANCE_FROM) -> dict:
                        f"up to {reach:.3g} ({100 * reach / abs(est):.0f}% > {100 * ALLOWANCE_MAX:.0f}%) still to come")
     ci = (est - z * se, est + allowance + z * math.hypot(se, s_allow))
     return {"estimate": est, "stderr": se, "bias_allowance": float(allowance), "ci95": ci,
-                    "chosen": "largest nbeta", "multi": multi, "reasons": reasons, "allowance_from": float(start.nbeta)}
+            "chosen": "largest nbeta", "multi": multi, "reasons": reasons, "allowance_from": float(start.nbeta)}
 
 
 def _allowance_starts(per, h: float, safety) -> list:
