@@ -25,7 +25,8 @@ sys.path.insert(0, os.path.dirname(__file__))
 FILES = (("calibration suite", "llc_suite.json"), ("validation suite (frozen)", "llc_validation.json"))
 
 
-def _rows(folder: str, name: str) -> dict:
+def _rows(folder: str, name: str) -> tuple:
+    """``({model: row}, summary)`` of one suite file."""
     with open(os.path.join(folder, name)) as fh:
         data = json.load(fh)
     return {r["model"]: r for r in data["rows"]}, data["summary"]

@@ -72,7 +72,9 @@ def add_llc_options(p, *, sample_size: bool = True) -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--fast", action="store_true", help="short chains (for tests and demos)")
     p.add_argument("--chains", type=positive_arg("--chains"), default=None)
-    p.add_argument("--start", choices=("hotter", "w_star", "mixed"), default=None,
+    from algebra.numeric.calibration import STARTS
+
+    p.add_argument("--start", choices=STARTS, default=None,
                    help="where each colder temperature's chains start (a design option, recorded in the "
                         "settings): mixed = half at w*, half where the hotter temperature's chains ended (the "
                         "procedure's, version 4), hotter = all where those ended (version 3), w_star = all at w* "
@@ -86,15 +88,17 @@ def add_llc_options(p, *, sample_size: bool = True) -> None:
 
 def llc_settings(args):
     """The :class:`~algebra.numeric.calibration.CalibrationSettings` of ``--fast``, ``--chains`` and ``--start``."""
+    from dataclasses import replace
+
     from algebra.numeric.calibration import FAST, CalibrationSettings
 
     s = FAST if args.fast else CalibrationSettings()
     if args.chains is not None:
         if args.chains < 2:
             raise InputError("--chains", args.chains, "an integer >= 2 (R-hat compares chains)")
-        s = CalibrationSettings(**{**s.__dict__, "num_chains": args.chains})
+        s = replace(s, num_chains=args.chains)
     if getattr(args, "start", None) is not None:
-        s = CalibrationSettings(**{**s.__dict__, "start": args.start})
+        s = replace(s, start=args.start)
     return s
 
 
