@@ -188,7 +188,8 @@ class _Target:
         loss, g = model.loss_and_grad(W, batch) if batch is not None else model.loss_and_grad(W)
         diff = W - self.w_star
         U = self.nbeta * loss + 0.5 * self.gamma * np.sum(diff**2, axis=1)
-        return U, self.nbeta * g + self.gamma * diff, loss
+        # gamma = 1 (the calibrated procedure's) multiplies exactly: skip the pass over (chains, P)
+        return U, self.nbeta * g + (diff if self.gamma == 1.0 else self.gamma * diff), loss
 
 
 @dataclass
@@ -313,7 +314,10 @@ def _hmc_step(chains: _Chains, eps: np.ndarray, kernel: _Kernel) -> tuple:
         error exceeded :data:`ENERGY_DIVERGENCE`.
     """
     streams, inv_mass, steps = kernel.streams, kernel.inv_mass, kernel.leapfrog_steps
-    p = streams.normal() / np.sqrt(inv_mass)
+    # with the unit mass (the default) every product with ``inv_mass`` is exact, so leaving them out
+    # changes no bit of the chains and saves a third of the sampler's own arithmetic at P = 2,400
+    unit = bool(np.all(inv_mass == 1.0))
+    p = streams.normal() if unit else streams.normal() / np.sqrt(inv_mass)
     # step jittered per chain and iteration: a fixed trajectory length can be a
     # whole period on near-Gaussian directions and return to its start
     # (measured: regular 2-parameter model, ESS 61 of 4800).  A wide, log-uniform
@@ -323,16 +327,20 @@ def _hmc_step(chains: _Chains, eps: np.ndarray, kernel: _Kernel) -> tuple:
     u = streams.uniform()
     mult = lo + (hi - lo) * u if hi <= 3 * lo else lo * (hi / lo) ** u
     se = (eps * mult)[:, None]
+    drift = se if unit else se * inv_mass  # the same factor at every leapfrog step, formed once
     Wq, Gq = chains.W, chains.G
     pq = p - 0.5 * se * Gq
     for i in range(int(steps)):
-        Wq = Wq + se * inv_mass * pq
+        Wq = Wq + drift * pq
         Uq, Gq, lossq = kernel.target(Wq)
         if i < steps - 1:
             pq = pq - se * Gq
     pq = pq - 0.5 * se * Gq
-    log_a = (chains.U + 0.5 * np.sum(inv_mass * p**2, axis=1)) \
-        - (Uq + 0.5 * np.sum(inv_mass * pq**2, axis=1))
+    if unit:
+        log_a = (chains.U + 0.5 * np.sum(p**2, axis=1)) - (Uq + 0.5 * np.sum(pq**2, axis=1))
+    else:
+        log_a = (chains.U + 0.5 * np.sum(inv_mass * p**2, axis=1)) \
+            - (Uq + 0.5 * np.sum(inv_mass * pq**2, axis=1))
     log_a = np.where(np.isfinite(log_a), log_a, -np.inf)
     wild = log_a < -ENERGY_DIVERGENCE
     acc = np.exp(np.minimum(log_a, 0.0))
