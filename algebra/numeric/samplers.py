@@ -191,6 +191,12 @@ class _Target:
         # gamma = 1 (the calibrated procedure's) multiplies exactly: skip the pass over (chains, P)
         return U, self.nbeta * g + (diff if self.gamma == 1.0 else self.gamma * diff), loss
 
+    def gradient(self, W) -> np.ndarray:
+        """``grad U`` alone, as :meth:`__call__` computes it (the leapfrog's inner steps need no ``U``)."""
+        _, g = self.model.loss_and_grad(W)
+        diff = W - self.w_star
+        return self.nbeta * g + (diff if self.gamma == 1.0 else self.gamma * diff)
+
 
 @dataclass
 class _Chains:
@@ -332,9 +338,10 @@ def _hmc_step(chains: _Chains, eps: np.ndarray, kernel: _Kernel) -> tuple:
     pq = p - 0.5 * se * Gq
     for i in range(int(steps)):
         Wq = Wq + drift * pq
-        Uq, Gq, lossq = kernel.target(Wq)
         if i < steps - 1:
-            pq = pq - se * Gq
+            pq = pq - se * kernel.target.gradient(Wq)
+        else:  # the potential and the loss only where the trajectory ends
+            Uq, Gq, lossq = kernel.target(Wq)
     pq = pq - 0.5 * se * Gq
     if unit:
         log_a = (chains.U + 0.5 * np.sum(p**2, axis=1)) - (Uq + 0.5 * np.sum(pq**2, axis=1))
