@@ -112,6 +112,7 @@ def llc_summary(row: dict) -> dict:
     out.setdefault("bias_allowance", det.get("bias_allowance"))
     out["finite_temperature"] = {"laplace": det.get("laplace"), "nbetas": det["settings"].get("nbetas"),
                                  "gamma": det.get("gamma"), "hessian": det.get("spectrum")}
+    out["two_sides"] = det.get("sides")
     out["supports"] = _supports(row)
     out["multi_temperature"] = det["multi_temperature"]
     out["per_temperature"] = [{k: e[k] for k in _PER_TEMPERATURE_KEYS} for e in row["details"]["per_temperature"]]
@@ -135,6 +136,25 @@ def _supports(row: dict) -> str:
             f"is supported as an error bar for the {target} learning coefficient")
 
 
+def _sides_text(det: dict) -> str:
+    """The reported temperature's two start groups (``start="mixed"``), or why there are none.
+
+    >>> _sides_text({"sides": [None, {"w_star": 9.1, "w_star_se": 0.05, "hotter": 9.6, "hotter_se": 0.05,
+    ...                                "difference": 0.5, "z": 7.1, "chains": [8, 8]}]}).endswith(
+    ...     "(z = +7.1: the slow directions have not relaxed; not in the verdict)")
+    True
+    >>> _sides_text({"sides": [None, None]})
+    'none (the chains did not start on both sides)'
+    """
+    sides = det.get("sides") or []
+    top = sides[-1] if sides else None
+    if not top:
+        return "none (the chains did not start on both sides)"
+    note = ": the slow directions have not relaxed; not in the verdict" if abs(top["z"]) > 3 else ""
+    return (f"from w* {top['w_star']:.4f} +- {top['w_star_se']:.2g}, from the hotter chains "
+            f"{top['hotter']:.4f} +- {top['hotter_se']:.2g} at the largest nbeta (z = {top['z']:+.1f}{note})")
+
+
 def print_llc(row: dict, as_json: bool, extra: dict | None = None) -> int:
     """Print the report of one estimate (``extra`` keys appended to the JSON object); exit status 0 when ``ok``."""
     if as_json:
@@ -155,6 +175,7 @@ def print_llc(row: dict, as_json: bool, extra: dict | None = None) -> int:
             ("95% interval", f"[{row['ci95'][0]:.4f}, {row['ci95'][1]:.4f}]{caveat}"),
             ("Laplace prediction", ", ".join(f"{v:.4g} at nbeta={b:.4g}" for v, b in zip(lap, nbs) if v is not None)
              + f" (Gaussian, gamma={det.get('gamma')})" if any(v is not None for v in lap) else "unavailable"),
+            ("two sides", _sides_text(det)),
             ("exact lambda", f"{row['exact_lambda']} (m = {row['multiplicity']})"
              if row["exact_lambda"] is not None else "unknown"),
             ("relative error", "-" if rel is None else f"{100 * rel:+.2f}%"),

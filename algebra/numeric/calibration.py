@@ -158,7 +158,7 @@ from algebra.numeric.laplace import hessian_spectrum, laplace_prediction, locali
 from algebra.numeric.samplers import extend_run, sample, top_curvature
 
 __all__ = ["CalibrationSettings", "CalibratedLLC", "calibrated_llc", "combine_temperatures",
-           "verdict_reasons", "TARGETS", "FAST", "VERSION3"]
+           "verdict_reasons", "start_sides", "TARGETS", "FAST", "VERSION3"]
 
 RHAT_MAX = 1.05
 ESS_MIN = 100.0
@@ -234,7 +234,8 @@ class CalibratedLLC:
     is the finite-temperature correction the ladder still allows upwards; ``ci95`` combines both.
     ``target`` names the learning coefficient estimated (``"population"`` or ``"empirical"``);
     ``laplace`` is the Gaussian prediction at each temperature (None where the Hessian
-    spectrum was not resolved), ``spectrum`` what it came from.
+    spectrum was not resolved), ``spectrum`` what it came from.  ``sides`` has, per temperature,
+    the two start groups of ``start="mixed"`` (:func:`start_sides`; None where there are none).
     """
 
     estimate: float
@@ -254,6 +255,7 @@ class CalibratedLLC:
     target: str = "population"
     laplace: tuple = ()
     spectrum: dict | None = None
+    sides: tuple = ()
 
     @property
     def bias_bound(self) -> float | None:
@@ -268,6 +270,7 @@ class CalibratedLLC:
             "target": self.target, "bias_allowance": self.bias_allowance, "bias_bound": self.bias_allowance,
             "laplace": [None if v is None else float(v) for v in self.laplace],
             "spectrum": self.spectrum,
+            "sides": list(self.sides),
             "per_temperature": [e.to_json() for e in self.per_temperature],
             "multi_temperature": None if self.multi is None else self.multi.to_json(),
             "settings": dict(self.settings),
@@ -464,7 +467,7 @@ def calibrated_llc(model, *, settings: CalibrationSettings | None = None, seed: 
     if progress is not None:
         progress(f"Hessian at w*: rank {spec.rank} ({spec.method}), h = {h:.4g}, gamma = {gamma:g}")
     child_seeds = np.random.SeedSequence(seed).generate_state(len(nbetas))
-    per, trace, init = [], None, None
+    per, sides, trace, init = [], [], None, None
     for j, nb in enumerate(nbetas):
         run = _sample_temperature(model, s, nb, gamma, math.log10(nb * h / s.growth_anchor), int(child_seeds[j]),
                                   bar=f"LLC nbeta h={nb * h:.0e} ({j + 1}/{len(nbetas)})" if bar else None,
@@ -479,6 +482,7 @@ def calibrated_llc(model, *, settings: CalibrationSettings | None = None, seed: 
             reasons.append(f"nbeta={nb:g}: all chains diverged")
             continue
         per.append(est)
+        sides.append(start_sides(est, s.num_chains // 2) if s.start == "mixed" and j > 0 else None)
         # nbeta (L - L*) per chain at the largest temperature, thinned to <= 500 draws
         thin = max(1, run.losses.shape[1] // 500)
         trace = run.nbeta * (run.losses[:, ::thin] - run.loss_star)
@@ -500,7 +504,39 @@ def calibrated_llc(model, *, settings: CalibrationSettings | None = None, seed: 
     return CalibratedLLC(comb["estimate"], comb["stderr"], comb["ci95"], comb["chosen"], tuple(per),
                          comb["multi"], "suspect" if reasons else "ok", tuple(reasons), int(seed), float(h),
                          gamma, {**s.to_json(), "nbetas": nbetas, "target": target}, trace,
-                         comb["bias_allowance"], target, laplace, spec.to_json())
+                         comb["bias_allowance"], target, laplace, spec.to_json(), tuple(sides))
+
+
+def start_sides(est, half: int) -> dict | None:
+    """The two start groups of ``start="mixed"`` at one temperature (step 3a), side by side.
+
+    Chains ``[0, half)`` started at ``w*`` (under-dispersed in the slow directions: from below), the
+    others where the hotter chains ended (over-dispersed: from above).  Their means of the chain-wise
+    estimates, each with the standard error from the chain-to-chain spread (which holds however slowly
+    a chain mixes), the difference ``hotter - w_star`` and ``z`` = difference / its standard error
+    (Welch).  A large ``|z|`` says the slow directions have not relaxed by the end of the run: split
+    R-hat and ESS can pass while the two groups still differ (BENCHMARKS.md, "Where the cost goes":
+    DLN (20,30,20,30,20) at ``nbeta h = 10^5``).  Recorded beside the estimate; **not part of the
+    verdict** (the calibration suite has no model on which it decides anything, so no threshold
+    was designed there).
+
+    Returns None when a group has fewer than two live chains.
+
+    >>> from types import SimpleNamespace as E
+    >>> d = start_sides(E(chain_estimates=(1.0, 1.2, 0.8, 1.0, 2.0, 2.2, 1.8, float("nan"))), 4)
+    >>> d["w_star"], round(d["hotter"], 6), round(d["difference"], 6), d["chains"], round(d["z"], 1)
+    (1.0, 2.0, 1.0, [4, 3], 7.1)
+    """
+    c = np.asarray(est.chain_estimates, dtype=float)
+    groups = [g[np.isfinite(g)] for g in (c[:half], c[half:])]
+    if min(g.size for g in groups) < 2:
+        return None
+    means = [float(g.mean()) for g in groups]
+    ses = [float(g.std(ddof=1) / math.sqrt(g.size)) for g in groups]
+    diff, s_diff = means[1] - means[0], math.hypot(*ses)
+    return {"w_star": means[0], "w_star_se": ses[0], "hotter": means[1], "hotter_se": ses[1],
+            "difference": diff, "z": diff / s_diff if s_diff > 0 else (0.0 if diff == 0 else math.copysign(math.inf, diff)),
+            "chains": [int(g.size) for g in groups]}
 
 
 def combine_temperatures(per, *, h: float = 1.0, safety=ALLOWANCE_FROM) -> dict:

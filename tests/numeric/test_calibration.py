@@ -383,3 +383,26 @@ def test_version3_settings_keep_the_version3_ladder_starts_and_allowance():
     assert res.settings["start"] == "hotter" and res.settings["allowance_from"] == [[1e4, 1.5]]
     per = _ladder([2.9, 2.95, 3.0], [1e-9] * 3)
     assert combine_temperatures(per, safety=VERSION3.allowance_from)["bias_allowance"] == pytest.approx(0.3)
+
+
+def test_the_two_start_groups_are_recorded_beside_the_estimate():
+    """start="mixed": from the second temperature on, the chains from w* and those from the hotter ends are
+    compared (means of their chain-wise estimates, Welch z); the first temperature and other starts have none,
+    and the verdict does not read them."""
+    from dataclasses import replace
+
+    from algebra.numeric.calibration import start_sides
+
+    model = linear_regression_model(2, n=10**12, seed=0)
+    res = calibrated_llc(model, settings=FAST, seed=3)
+    assert len(res.sides) == len(res.per_temperature) and res.sides[0] is None
+    for est, side in zip(res.per_temperature[1:], res.sides[1:]):
+        assert side["chains"] == [8, 8]
+        assert side["difference"] == pytest.approx(side["hotter"] - side["w_star"])
+        # the pooled chain-wise estimate is the two groups' average when no chain diverged
+        assert np.nanmean(est.chain_estimates) == pytest.approx((side["w_star"] + side["hotter"]) / 2)
+    assert res.to_json()["sides"][1] == res.sides[1]
+    same_chains = calibrated_llc(model, settings=replace(FAST, start="hotter"), seed=3)
+    assert same_chains.sides == (None,) * len(same_chains.per_temperature)
+    # a group with fewer than two live chains gives no comparison
+    assert start_sides(SimpleNamespace(chain_estimates=(1.0, float("nan"), 2.0, 3.0)), 2) is None
