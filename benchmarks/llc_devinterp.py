@@ -1,6 +1,6 @@
 """Side-by-side LLC benchmark: algebra.numeric vs devinterp on the exact-reference suite.
 
-One Python with torch, devinterp and this package (``/work/venv-torch``:
+One Python ``PY`` with torch, devinterp and this package (for example ``.venv/bin/python``:
 ``pip install torch==2.13.0``, then devinterp) runs everything; each step is
 also a sub-command:
 
@@ -458,7 +458,7 @@ def main(argv=None) -> int:
     p.add_argument("--repeats", type=int, default=3, help="speed: alternating rounds (median reported)")
     p.add_argument("--write", action="store_true", help="report: rewrite the tables in BENCHMARKS.md")
     a = p.parse_args(argv)
-    command = "nice -n 10 /work/venv-torch/bin/python benchmarks/llc_devinterp.py " + " ".join(
+    command = "PY benchmarks/llc_devinterp.py " + " ".join(
         sys.argv[1:] if argv is None else argv)
     if a.command in ("all", "prepare"):
         prepare(a.data, n=a.n)
