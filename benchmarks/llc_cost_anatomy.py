@@ -190,8 +190,9 @@ def render(res: dict) -> str:
               f"noise and the bookkeeping."]
     if "stored_sides" in res:
         rows = res["stored_sides"]
-        suite = [r for r in rows if r["file"] == SUITE_FILES[0] and r["sides"]]
-        big = [r for r in rows if r["sides"] and abs(r["sides"]["z"]) > 3]
+        rows = [r for r in rows if r["sides"] and r["sides"]["z"] is not None]
+        suite = [r for r in rows if r["file"] == SUITE_FILES[0]]
+        big = [r for r in rows if abs(r["sides"]["z"]) > 3]
         lines += ["",
                   f"4. **The two start groups on the stored version-4 runs**, at the reported temperature: on the "
                   f"calibration suite the largest `|z|` is {max(abs(r['sides']['z']) for r in suite):.1f}; the rows "

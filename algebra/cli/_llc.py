@@ -150,9 +150,13 @@ def _sides_text(det: dict) -> str:
     top = sides[-1] if sides else None
     if not top:
         return "none (the chains did not start on both sides)"
-    note = ": the slow directions have not relaxed; not in the verdict" if abs(top["z"]) > 3 else ""
+    z = top["z"]
+    if z is None:
+        tail = "no spread within either group: every chain stayed where it started"
+    else:
+        tail = f"z = {z:+.1f}" + (": the slow directions have not relaxed; not in the verdict" if abs(z) > 3 else "")
     return (f"from w* {top['w_star']:.4f} +- {top['w_star_se']:.2g}, from the hotter chains "
-            f"{top['hotter']:.4f} +- {top['hotter_se']:.2g} at the largest nbeta (z = {top['z']:+.1f}{note})")
+            f"{top['hotter']:.4f} +- {top['hotter_se']:.2g} at the largest nbeta ({tail})")
 
 
 def print_llc(row: dict, as_json: bool, extra: dict | None = None) -> int:

@@ -68,6 +68,10 @@ never on the validation suite; BENCHMARKS.md ("LLC sampling") has the tables.
    - mixed: the worst error on the suite 6.8% (16.0% for version 3, 11.9% all
      from the hotter chains), seven ``ok`` (six), every interval covering.
 
+   Every result records the two groups side by side at each colder temperature
+   (:func:`start_sides`, ``sides``).  This is a check that split R-hat and ESS cannot make,
+   and it is not in the verdict.
+
 4. **Lengths by diagnostics.**  At each temperature the warm-up is
    ``max(num_warmup, block / 2)`` steps times ``draws_growth`` per decade of
    ``nbeta h`` above ``growth_anchor = 10^4`` (a factor below 1 under it),
@@ -520,7 +524,8 @@ def start_sides(est, half: int) -> dict | None:
     verdict** (the calibration suite has no model on which it decides anything, so no threshold
     was designed there).
 
-    Returns None when a group has fewer than two live chains.
+    Returns None when a group has fewer than two live chains; ``z`` is None when the groups differ
+    but neither varies (every chain frozen where it started).
 
     >>> from types import SimpleNamespace as E
     >>> d = start_sides(E(chain_estimates=(1.0, 1.2, 0.8, 1.0, 2.0, 2.2, 1.8, float("nan"))), 4)
@@ -535,7 +540,7 @@ def start_sides(est, half: int) -> dict | None:
     ses = [float(g.std(ddof=1) / math.sqrt(g.size)) for g in groups]
     diff, s_diff = means[1] - means[0], math.hypot(*ses)
     return {"w_star": means[0], "w_star_se": ses[0], "hotter": means[1], "hotter_se": ses[1],
-            "difference": diff, "z": diff / s_diff if s_diff > 0 else (0.0 if diff == 0 else math.copysign(math.inf, diff)),
+            "difference": diff, "z": diff / s_diff if s_diff > 0 else (0.0 if diff == 0 else None),
             "chains": [int(g.size) for g in groups]}
 
 

@@ -406,3 +406,4 @@ def test_the_two_start_groups_are_recorded_beside_the_estimate():
     assert same_chains.sides == (None,) * len(same_chains.per_temperature)
     # a group with fewer than two live chains gives no comparison
     assert start_sides(SimpleNamespace(chain_estimates=(1.0, float("nan"), 2.0, 3.0)), 2) is None
+    assert start_sides(SimpleNamespace(chain_estimates=(1.0, 1.0, 2.0, 2.0)), 2)["z"] is None
