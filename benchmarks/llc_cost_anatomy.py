@@ -67,7 +67,7 @@ def rhat_against_ess(root: str = HERE) -> dict:
             "rhat_le_1.01": int(rhat_ok), "ess_ge_400": int(ess_ok), "files": list(SUITE_FILES)}
 
 
-NETWORK_FILES = ("llc_results/network_v4/calibrated_rrr_numpy.json",)
+NETWORK_FILES = ("llc_results/network_v4/calibrated_rrr_numpy.json", "llc_results/network_v4/calibrated_quadratic_numpy.json")
 
 
 def stored_sides(root: str = HERE) -> list:
