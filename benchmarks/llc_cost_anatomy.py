@@ -21,10 +21,12 @@ procedure's own pieces:
 4. **The two start groups on the stored runs** (no sampling): :func:`~algebra.numeric.calibration.start_sides`
    at the reported temperature of every row of both suites and of the P = 10^4 RRR row, from their
    chain-wise estimates.
+5. **The allowance without noise** (no sampling): the stored ``suspect`` validation rows re-judged with their
+   ladders' means taken as exact, which bounds what more draws could do at this ladder.
 
     .venv/bin/python benchmarks/llc_cost_anatomy.py --out benchmarks/llc_results/cost_anatomy.json --write
 
-``--from-json FILE`` renders an earlier run (measurements 1-3; 4 is read again).  One thread.
+``--from-json FILE`` renders an earlier run (measurements 1-3; 4 and 5 are read again).  One thread.
 """
 
 from __future__ import annotations
@@ -65,6 +67,31 @@ def rhat_against_ess(root: str = HERE) -> dict:
     q = np.quantile(ratios, [0.1, 0.5, 0.9])
     return {"runs": len(ratios), "ratio_q10": float(q[0]), "ratio_median": float(q[1]), "ratio_q90": float(q[2]),
             "rhat_le_1.01": int(rhat_ok), "ess_ge_400": int(ess_ok), "files": list(SUITE_FILES)}
+
+
+def zero_noise_allowance(root: str = HERE) -> list:
+    """Measurement 5: each stored ``suspect`` validation row's allowance if its ladder's means were exact.
+
+    The per-temperature estimates are kept and their standard errors set to 1e-9, so the verdict's margin
+    is the allowance itself (step 8).  A row still above 5% cannot become ``ok`` by more draws at this
+    ladder."""
+    from types import SimpleNamespace
+
+    from algebra.numeric.calibration import ALLOWANCE_MAX, combine_temperatures
+
+    with open(os.path.join(root, SUITE_FILES[1])) as fh:
+        rows = json.load(fh)["rows"]
+    out = []
+    for r in rows:
+        if r["verdict"] != "suspect":
+            continue
+        det = r["details"]
+        pts = [SimpleNamespace(nbeta=e["nbeta"], estimate=e["estimate"], stderr=1e-9) for e in det["per_temperature"]]
+        c = combine_temperatures(pts, h=det["curvature"])
+        share = c["bias_allowance"] / abs(c["estimate"])
+        out.append({"model": r["model"], "multiplicity": r["multiplicity"], "allowance_share": share,
+                    "over": share > ALLOWANCE_MAX})
+    return out
 
 
 NETWORK_FILES = ("llc_results/network_v4/calibrated_rrr_numpy.json", "llc_results/network_v4/calibrated_quadratic_numpy.json")
@@ -188,6 +215,14 @@ def render(res: dict) -> str:
               f"`loss_and_grad` at {r3['ms_per_call']:.2f} ms took {100 * r3['share']:.0f}% of "
               f"{r3['seconds']:.1f} s; the rest is the leapfrog updates, the potential's prior term, the "
               f"noise and the bookkeeping."]
+    if "zero_noise" in res:
+        z = res["zero_noise"]
+        over = [r for r in z if r["over"]]
+        lines += ["",
+                  f"5. **The allowance without noise**: the {len(z)} `suspect` validation rows with their ladders' "
+                  f"means taken as exact (standard errors 10^-9). {len(over)} stay above 5%: "
+                  + ", ".join(f"{r['model']} (m = {r['multiplicity']}, {100 * r['allowance_share']:.1f}%)" for r in over)
+                  + f". So more draws on this ladder could make at most {len(z) - len(over)} more rows `ok`."]
     if "stored_sides" in res:
         rows = res["stored_sides"]
         rows = [r for r in rows if r["sides"] and r["sides"]["z"] is not None]
@@ -226,9 +261,11 @@ def main(argv=None) -> int:
         with open(a.from_json) as fh:
             res = json.load(fh)
         res["stored_sides"] = stored_sides()  # read from the stored runs, no sampling
+        res["zero_noise"] = zero_noise_allowance()
     else:
         res = {"rhat": rhat_against_ess(), "gradient": gradient_share(a.seed),
-               "sides": two_sides(a.seed, a.short, a.long), "stored_sides": stored_sides()}
+               "sides": two_sides(a.seed, a.short, a.long), "stored_sides": stored_sides(),
+               "zero_noise": zero_noise_allowance()}
         from algebra.files import write_atomic
 
         write_atomic(a.out, json.dumps(res, indent=1, default=float).encode())
