@@ -23,10 +23,14 @@ procedure's own pieces:
    chain-wise estimates.
 5. **The allowance without noise** (no sampling): the stored ``suspect`` validation rows re-judged with their
    ladders' means taken as exact, which bounds what more draws could do at this ladder.
+6. **Which directions are slow**: in the same start at ``nbeta h = 10^5``, the two groups' means of a
+   singular-direction statistic (the product's singular values beyond the teacher's rank) and of two
+   gauge-direction ones (the imbalance ``||W_{i+1}^T W_{i+1} - W_i W_i^T||`` summed over the layer
+   boundaries, and ``|w - w*|^2``), after the short and the long run.
 
     .venv/bin/python benchmarks/llc_cost_anatomy.py --out benchmarks/llc_results/cost_anatomy.json --write
 
-``--from-json FILE`` renders an earlier run (measurements 1-3; 4 and 5 are read again).  One thread.
+``--from-json FILE`` renders an earlier run (measurements 1-3 and 6; 4 and 5 are read again).  One thread.
 """
 
 from __future__ import annotations
@@ -167,6 +171,44 @@ def two_sides(seed: int, short: int, long: int) -> dict:
             "multiplicity": lc.multiplicity, "h": h, "seed": seed, "rows": out}
 
 
+def gauge_statistics(seed: int, short: int, long: int) -> dict:
+    """Measurement 6: which directions are slow, in the version-4 start (8 chains from w*, 8 from 10^4's ends)."""
+    from algebra.claims.llc_suites import build_model
+    from algebra.numeric.calibration import CalibrationSettings, _units
+    from algebra.numeric.samplers import sample
+
+    s = CalibrationSettings()
+    model = build_model(*MODEL)
+    h = _units(model)
+    ws = np.asarray(model.w_star, dtype=float)
+    fp, half = model.composite, s.num_chains // 2
+
+    def stats(W):
+        fs = fp.factors(W)
+        # the gauge (flat) directions: imbalance of consecutive factors, sum over the layer boundaries
+        imbalance = sum(np.linalg.norm(np.matmul(np.swapaxes(fs[i + 1], 1, 2), fs[i + 1])
+                                       - np.matmul(fs[i], np.swapaxes(fs[i], 1, 2)), axis=(1, 2))
+                        for i in range(len(fs) - 1))
+        # the singular directions: the product's singular values beyond the teacher's rank
+        tail = np.linalg.svd(fp.matrix(W), compute_uv=False)[:, MODEL[1][1]:].sum(axis=1)
+        return {"imbalance": imbalance, "excess_singular_values": tail, "radius2": np.sum((W - ws) ** 2, axis=1)}
+
+    hot = sample(model, nbeta=1e4 / h, num_draws=500, num_warmup=500, seed=seed, progress="nbeta h = 1e4", **_kw(s))
+    init = np.array(hot.final, dtype=float)
+    init[:half] = ws
+    out = []
+    for draws in (short, long):
+        run = sample(model, nbeta=1e5 / h, num_draws=draws, num_warmup=1000, seed=seed + 1, init=init,
+                     progress=f"gauge statistics, {draws} draws", **_kw(s))
+        st = stats(np.array(run.final, dtype=float))
+        y = run.nbeta * (run.losses - run.loss_star)
+        row = {"draws": draws, "nbeta_L": [float(y[:half].mean()), float(y[half:].mean())]}
+        row.update({k: [float(v[:half].mean()), float(v[half:].mean())] for k, v in st.items()})
+        out.append(row)
+        print(json.dumps(row), flush=True)
+    return {"rows": out, "seed": seed}
+
+
 def gradient_share(seed: int) -> dict:
     """Measurement 3: the model's share of one temperature's wall time (nbeta h = 10^4, 500 + 1000 steps)."""
     from algebra.claims.llc_suites import build_model
@@ -215,6 +257,19 @@ def render(res: dict) -> str:
               f"`loss_and_grad` at {r3['ms_per_call']:.2f} ms took {100 * r3['share']:.0f}% of "
               f"{r3['seconds']:.1f} s; the rest is the leapfrog updates, the potential's prior term, the "
               f"noise and the bookkeeping."]
+    if "gauge" in res:
+        lines += ["",
+                  "6. **Which directions are slow** (the same start at nbeta h = 10^5; means of the 8 chains from w* / "
+                  "of the 8 from the hotter ends: `nbeta (L - L*)` over the draws, the other three at the last draw):",
+                  "",
+                  "| draws | nbeta (L - L*) | singular: product's singular values beyond rank 3 | "
+                  "gauge: factor imbalance | `|w - w*|^2` |",
+                  "|---|---|---|---|---|"]
+        for r in res["gauge"]["rows"]:
+            lines.append(f"| {r['draws']} | {r['nbeta_L'][0]:.2f} / {r['nbeta_L'][1]:.2f} | "
+                         f"{r['excess_singular_values'][0]:.4f} / {r['excess_singular_values'][1]:.4f} | "
+                         f"{r['imbalance'][0]:.1f} / {r['imbalance'][1]:.1f} | "
+                         f"{r['radius2'][0]:.0f} / {r['radius2'][1]:.0f} |")
     if "zero_noise" in res:
         z = res["zero_noise"]
         over = [r for r in z if r["over"]]
@@ -265,7 +320,7 @@ def main(argv=None) -> int:
     else:
         res = {"rhat": rhat_against_ess(), "gradient": gradient_share(a.seed),
                "sides": two_sides(a.seed, a.short, a.long), "stored_sides": stored_sides(),
-               "zero_noise": zero_noise_allowance()}
+               "zero_noise": zero_noise_allowance(), "gauge": gauge_statistics(a.seed, a.short, a.long)}
         from algebra.files import write_atomic
 
         write_atomic(a.out, json.dumps(res, indent=1, default=float).encode())
