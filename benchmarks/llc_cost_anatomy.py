@@ -129,21 +129,39 @@ def _kw(s) -> dict:
                 accept_target=s.accept_target, jitter=tuple(s.jitter), step_pool=s.step_pool)
 
 
-def two_sides(seed: int, short: int, long: int) -> dict:
-    """Measurement 2: the two halves of ``start="mixed"`` at nbeta h = 10^5, and the variants."""
-    from algebra.claims.llc_suites import build_model, exact_coefficient
+def mixed_start(seed: int) -> tuple:
+    """The cost model, its frozen settings and units, and where the hotter temperature's chains end.
+
+    The hotter temperature runs as the frozen procedure runs it at ``nbeta h = 10^4`` (first block, warm-up
+    500).  Returns ``(model, settings, h, ends)``."""
+    from algebra.claims.llc_suites import build_model
     from algebra.numeric.calibration import CalibrationSettings, _units
-    from algebra.numeric.estimators import estimate_llc
     from algebra.numeric.samplers import sample
 
     s = CalibrationSettings()
     model = build_model(*MODEL)
     h = _units(model)
+    hot = sample(model, nbeta=1e4 / h, num_draws=500, num_warmup=500, seed=seed, progress="nbeta h = 1e4", **_kw(s))
+    return model, s, h, np.array(hot.final, dtype=float)
+
+
+def imbalance(fp, W) -> np.ndarray:
+    """Per chain, ``sum_b ||W_{b+1}^T W_{b+1} - W_b W_b^T||_F`` over the inner layer boundaries (0 when balanced)."""
+    fs = fp.factors(W)
+    return sum(np.linalg.norm(np.matmul(np.swapaxes(fs[i + 1], 1, 2), fs[i + 1])
+                              - np.matmul(fs[i], np.swapaxes(fs[i], 1, 2)), axis=(1, 2))
+               for i in range(len(fs) - 1))
+
+
+def two_sides(seed: int, short: int, long: int) -> dict:
+    """Measurement 2: the two halves of ``start="mixed"`` at nbeta h = 10^5, and the variants."""
+    from algebra.claims.llc_suites import exact_coefficient
+    from algebra.numeric.estimators import estimate_llc
+    from algebra.numeric.samplers import sample
+
+    model, s, h, ends = mixed_start(seed)
     ws = np.asarray(model.w_star, dtype=float)
     half = s.num_chains // 2
-    # the hotter temperature, as the frozen procedure runs it at 10^4 (first block, warm-up 500)
-    hot = sample(model, nbeta=1e4 / h, num_draws=500, num_warmup=500, seed=seed, progress="nbeta h = 1e4", **_kw(s))
-    ends = np.array(hot.final, dtype=float)
     variants = (("all from w*", 0.0), ("mixed (version 4)", 1.0), ("mixed, hotter offsets x 10^-1/4", 10 ** -0.25),
                 ("mixed, hotter offsets x 10^-1/2", 10 ** -0.5))
     out = []
@@ -173,28 +191,18 @@ def two_sides(seed: int, short: int, long: int) -> dict:
 
 def gauge_statistics(seed: int, short: int, long: int) -> dict:
     """Measurement 6: which directions are slow, in the version-4 start (8 chains from w*, 8 from 10^4's ends)."""
-    from algebra.claims.llc_suites import build_model
-    from algebra.numeric.calibration import CalibrationSettings, _units
     from algebra.numeric.samplers import sample
 
-    s = CalibrationSettings()
-    model = build_model(*MODEL)
-    h = _units(model)
+    model, s, h, init = mixed_start(seed)
     ws = np.asarray(model.w_star, dtype=float)
     fp, half = model.composite, s.num_chains // 2
 
     def stats(W):
-        fs = fp.factors(W)
-        # the gauge (flat) directions: imbalance of consecutive factors, sum over the layer boundaries
-        imbalance = sum(np.linalg.norm(np.matmul(np.swapaxes(fs[i + 1], 1, 2), fs[i + 1])
-                                       - np.matmul(fs[i], np.swapaxes(fs[i], 1, 2)), axis=(1, 2))
-                        for i in range(len(fs) - 1))
-        # the singular directions: the product's singular values beyond the teacher's rank
+        # the gauge (flat) directions: imbalance of consecutive factors; the singular directions: the
+        # product's singular values beyond the teacher's rank
         tail = np.linalg.svd(fp.matrix(W), compute_uv=False)[:, MODEL[1][1]:].sum(axis=1)
-        return {"imbalance": imbalance, "excess_singular_values": tail, "radius2": np.sum((W - ws) ** 2, axis=1)}
+        return {"imbalance": imbalance(fp, W), "excess_singular_values": tail, "radius2": np.sum((W - ws) ** 2, axis=1)}
 
-    hot = sample(model, nbeta=1e4 / h, num_draws=500, num_warmup=500, seed=seed, progress="nbeta h = 1e4", **_kw(s))
-    init = np.array(hot.final, dtype=float)
     init[:half] = ws
     out = []
     for draws in (short, long):

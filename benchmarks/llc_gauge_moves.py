@@ -43,7 +43,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, HERE)
 
-MODEL = ("dln", ((20, 30, 20, 30, 20), 3))
 ACCEPT = 0.4
 
 
@@ -124,28 +123,17 @@ def sample_with_gauge_moves(model, *, moves: int, seed: int, num_warmup: int, **
     return run, wrapper
 
 
-def _imbalance(fp, W) -> np.ndarray:
-    fs = fp.factors(W)
-    return sum(np.linalg.norm(np.matmul(np.swapaxes(fs[i + 1], 1, 2), fs[i + 1])
-                              - np.matmul(fs[i], np.swapaxes(fs[i], 1, 2)), axis=(1, 2))
-               for i in range(len(fs) - 1))
-
-
 def experiment(seed: int, draws: int, moves: int) -> dict:
-    from algebra.claims.llc_suites import build_model, exact_coefficient
-    from algebra.numeric.calibration import CalibrationSettings, _units
+    from llc_cost_anatomy import MODEL, _kw, imbalance, mixed_start
+
+    from algebra.claims.llc_suites import exact_coefficient
     from algebra.numeric.estimators import estimate_llc
     from algebra.numeric.samplers import sample
 
-    s = CalibrationSettings()
-    model = build_model(*MODEL)
-    h = _units(model)
+    model, s, h, init = mixed_start(seed)  # measurement 6's start
     ws = np.asarray(model.w_star, dtype=float)
     half = s.num_chains // 2
-    kw = dict(gamma=s.gamma, num_chains=s.num_chains, leapfrog_steps=s.leapfrog_steps, accept_target=s.accept_target,
-              jitter=tuple(s.jitter), step_pool=s.step_pool)
-    hot = sample(model, method="hmc", nbeta=1e4 / h, num_draws=500, num_warmup=500, seed=seed, **kw)
-    init = np.array(hot.final, dtype=float)
+    kw = {k: v for k, v in _kw(s).items() if k != "method"}
     init[:half] = ws
     rows = []
     for k in (0, moves):
@@ -162,7 +150,7 @@ def experiment(seed: int, draws: int, moves: int) -> dict:
         est = estimate_llc(run)
         y = run.nbeta * (run.losses - run.loss_star)
         W = np.array(run.final, dtype=float)
-        imb, rad = _imbalance(model.composite, W), np.sum((W - ws) ** 2, axis=1)
+        imb, rad = imbalance(model.composite, W), np.sum((W - ws) ** 2, axis=1)
         rows.append({"moves": k, "draws": draws, "seconds": secs, "estimate": est.estimate, "stderr": est.stderr,
                      "ess": est.ess, "rhat": est.rhat, "gauge_accept": acc,
                      "nbeta_L": [float(y[:half].mean()), float(y[half:].mean())],
