@@ -387,8 +387,7 @@ def test_version3_settings_keep_the_version3_ladder_starts_and_allowance():
 
 def test_the_two_start_groups_are_recorded_beside_the_estimate():
     """start="mixed": from the second temperature on, the chains from w* and those from the hotter ends are
-    compared (means of their chain-wise estimates, Welch z); the first temperature and other starts have none,
-    and the verdict does not read them."""
+    compared (means of their chain-wise estimates, Welch z); the first temperature and other starts have none."""
     from dataclasses import replace
 
     from algebra.numeric.calibration import start_sides
