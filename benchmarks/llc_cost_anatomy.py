@@ -265,27 +265,6 @@ def render(res: dict) -> str:
               f"`loss_and_grad` at {r3['ms_per_call']:.2f} ms took {100 * r3['share']:.0f}% of "
               f"{r3['seconds']:.1f} s; the rest is the leapfrog updates, the potential's prior term, the "
               f"noise and the bookkeeping."]
-    if "gauge" in res:
-        lines += ["",
-                  "6. **Which directions are slow** (the same start at nbeta h = 10^5; means of the 8 chains from w* / "
-                  "of the 8 from the hotter ends: `nbeta (L - L*)` over the draws, the other three at the last draw):",
-                  "",
-                  "| draws | nbeta (L - L*) | singular: product's singular values beyond rank 3 | "
-                  "gauge: factor imbalance | `|w - w*|^2` |",
-                  "|---|---|---|---|---|"]
-        for r in res["gauge"]["rows"]:
-            lines.append(f"| {r['draws']} | {r['nbeta_L'][0]:.2f} / {r['nbeta_L'][1]:.2f} | "
-                         f"{r['excess_singular_values'][0]:.4f} / {r['excess_singular_values'][1]:.4f} | "
-                         f"{r['imbalance'][0]:.1f} / {r['imbalance'][1]:.1f} | "
-                         f"{r['radius2'][0]:.0f} / {r['radius2'][1]:.0f} |")
-    if "zero_noise" in res:
-        z = res["zero_noise"]
-        over = [r for r in z if r["over"]]
-        lines += ["",
-                  f"5. **The allowance without noise**: the {len(z)} `suspect` validation rows with their ladders' "
-                  f"means taken as exact (standard errors 10^-9). {len(over)} stay above 5%: "
-                  + ", ".join(f"{r['model']} (m = {r['multiplicity']}, {100 * r['allowance_share']:.1f}%)" for r in over)
-                  + f". So more draws on this ladder could make at most {len(z) - len(over)} more rows `ok`."]
     if "stored_sides" in res:
         rows = res["stored_sides"]
         rows = [r for r in rows if r["sides"] and r["sides"]["z"] is not None]
@@ -308,6 +287,27 @@ def render(res: dict) -> str:
             lines.append(f"| `{os.path.basename(r['file'])}` | {r['model']} | {sd['w_star']:.3f} +- {sd['w_star_se']:.2g} | "
                          f"{sd['hotter']:.3f} +- {sd['hotter_se']:.2g} | {sd['z']:+.1f} | {r['exact_lambda']} | "
                          f"{between} | {err} | {r['verdict']} |")
+    if "zero_noise" in res:
+        z = res["zero_noise"]
+        over = [r for r in z if r["over"]]
+        lines += ["",
+                  f"5. **The allowance without noise**: the {len(z)} `suspect` validation rows with their ladders' "
+                  f"means taken as exact (standard errors 10^-9). {len(over)} stay above 5%: "
+                  + ", ".join(f"{r['model']} (m = {r['multiplicity']}, {100 * r['allowance_share']:.1f}%)" for r in over)
+                  + f". So more draws on this ladder could make at most {len(z) - len(over)} more rows `ok`."]
+    if "gauge" in res:
+        lines += ["",
+                  "6. **Which directions are slow** (the same start at nbeta h = 10^5; means of the 8 chains from w* / "
+                  "of the 8 from the hotter ends: `nbeta (L - L*)` over the draws, the other three at the last draw):",
+                  "",
+                  "| draws | nbeta (L - L*) | singular: product's singular values beyond rank 3 | "
+                  "gauge: factor imbalance | `|w - w*|^2` |",
+                  "|---|---|---|---|---|"]
+        for r in res["gauge"]["rows"]:
+            lines.append(f"| {r['draws']} | {r['nbeta_L'][0]:.2f} / {r['nbeta_L'][1]:.2f} | "
+                         f"{r['excess_singular_values'][0]:.4f} / {r['excess_singular_values'][1]:.4f} | "
+                         f"{r['imbalance'][0]:.1f} / {r['imbalance'][1]:.1f} | "
+                         f"{r['radius2'][0]:.0f} / {r['radius2'][1]:.0f} |")
     return "\n".join(lines)
 
 
