@@ -164,7 +164,8 @@ def experiment(seed: int, draws: int, moves: int) -> dict:
 def render(res: dict) -> str:
     lines = [f"{res['model']} (P = {res['num_params']}, exact lambda {res['exact_lambda']}), nbeta h = 10^5, 16 chains "
              f"(8 from w*, 8 from where a 500 + 500-step run at 10^4 ended), warm-up 1,000, seed {res['seed']}; "
-             "group means (from w* / from the hotter ends), the last three at the last draw:",
+             "group means (from w* / from the hotter ends): `nbeta (L - L*)` over the draws, the factor imbalance "
+             "and `|w - w*|^2` at the last draw:",
              "",
              "| gauge moves per transition | draws | estimate +- se | ESS | split R-hat | nbeta (L - L*) | "
              "factor imbalance | `|w - w*|^2` | move acceptance | seconds |",
