@@ -124,6 +124,11 @@ def stored_sides(root: str = HERE) -> list:
     return out
 
 
+def pair(values, spec: str) -> str:
+    """``"a / b"`` for the two start groups' values (from w*, from the hotter ends)."""
+    return f"{values[0]:{spec}} / {values[1]:{spec}}"
+
+
 def _kw(s) -> dict:
     return dict(method=s.method, gamma=s.gamma, num_chains=s.num_chains, leapfrog_steps=s.leapfrog_steps,
                 accept_target=s.accept_target, jitter=tuple(s.jitter), step_pool=s.step_pool)
@@ -304,10 +309,8 @@ def render(res: dict) -> str:
                   "gauge: factor imbalance | `|w - w*|^2` |",
                   "|---|---|---|---|---|"]
         for r in res["gauge"]["rows"]:
-            lines.append(f"| {r['draws']} | {r['nbeta_L'][0]:.2f} / {r['nbeta_L'][1]:.2f} | "
-                         f"{r['excess_singular_values'][0]:.4f} / {r['excess_singular_values'][1]:.4f} | "
-                         f"{r['imbalance'][0]:.1f} / {r['imbalance'][1]:.1f} | "
-                         f"{r['radius2'][0]:.0f} / {r['radius2'][1]:.0f} |")
+            lines.append(f"| {r['draws']} | {pair(r['nbeta_L'], '.2f')} | {pair(r['excess_singular_values'], '.4f')} | "
+                         f"{pair(r['imbalance'], '.1f')} | {pair(r['radius2'], '.0f')} |")
     return "\n".join(lines)
 
 

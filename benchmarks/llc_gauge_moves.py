@@ -162,6 +162,8 @@ def experiment(seed: int, draws: int, moves: int) -> dict:
 
 
 def render(res: dict) -> str:
+    from llc_cost_anatomy import pair
+
     lines = [f"{res['model']} (P = {res['num_params']}, exact lambda {res['exact_lambda']}), nbeta h = 10^5, 16 chains "
              f"(8 from w*, 8 from where a 500 + 500-step run at 10^4 ended), warm-up 1,000, seed {res['seed']}; "
              "group means (from w* / from the hotter ends): `nbeta (L - L*)` over the draws, the factor imbalance "
@@ -173,9 +175,8 @@ def render(res: dict) -> str:
     for r in res["rows"]:
         acc = "-" if r["gauge_accept"] is None else f"{r['gauge_accept']:.2f}"
         lines.append(f"| {r['moves']} | {r['draws']} | {r['estimate']:.2f} +- {r['stderr']:.2f} | {r['ess']:.0f} | "
-                     f"{r['rhat']:.3f} | {r['nbeta_L'][0]:.2f} / {r['nbeta_L'][1]:.2f} | "
-                     f"{r['imbalance'][0]:.1f} / {r['imbalance'][1]:.1f} | {r['radius2'][0]:.0f} / {r['radius2'][1]:.0f} | "
-                     f"{acc} | {r['seconds']:.0f} |")
+                     f"{r['rhat']:.3f} | {pair(r['nbeta_L'], '.2f')} | {pair(r['imbalance'], '.1f')} | "
+                     f"{pair(r['radius2'], '.0f')} | {acc} | {r['seconds']:.0f} |")
     return "\n".join(lines)
 
 
