@@ -11,7 +11,6 @@ the claim comparison.  The oracle is the canonical form of ``docs/certificate-fo
 from __future__ import annotations
 
 import copy
-import time
 import tracemalloc
 
 import numpy as np
@@ -24,6 +23,7 @@ import algebra.checker.representation as rep
 from algebra.certify.canonical import seal
 from algebra.checker import Reject, check
 from algebra.checker.kernel import digest
+from tests.work_counts import lines_run
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 UNICODE_DIGITS = str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")  # Arabic-indic: str.isdigit() and int() accept them
@@ -328,23 +328,24 @@ def test_source_text_is_not_part_of_an_attention_claim(valid):
     assert "999" not in check(seal(cert))
 
 
-# -- work budgets: refused before allocation, decided within the stated time ---------------------------------
+# -- work budgets: refused before allocation, decided within the stated work ---------------------------------
+# Measured as work (bytes with tracemalloc, Python lines, the checker's charged steps), never as seconds: the
+# stated times of the budgets (MAX_IV_WORK, MAX_PRODUCT, rep.MAX_WORK) are measured by
+# benchmarks/checker_budgets.py (BENCHMARKS.md, "Checker budgets").
 def _decided(cert, *, memory: bool = False):
-    """``(verdict, seconds, peak bytes or None)`` of checking ``cert`` (tracemalloc slows the check: only
-    where asked)."""
+    """``(verdict, peak bytes or None)`` of checking ``cert`` (tracemalloc slows the check: only where asked)."""
     if memory:
         tracemalloc.start()
-    t = time.perf_counter()
     try:
         check(cert)
         verdict = "accepted"
     except Reject as exc:
         verdict = str(exc)
-    seconds = time.perf_counter() - t
-    peak = tracemalloc.get_traced_memory()[1] if memory else None
-    if memory:
-        tracemalloc.stop()
-    return verdict, seconds, peak
+    finally:
+        peak = tracemalloc.get_traced_memory()[1] if memory else None
+        if memory:
+            tracemalloc.stop()
+    return verdict, peak
 
 
 def _interval(payload) -> dict:
@@ -355,19 +356,20 @@ def _interval(payload) -> dict:
 def test_identity_steps_are_charged_before_they_are_built():
     """10^4 steps of identity(1000) once held 4 GiB; each is charged n^2 and the sixth is refused."""
     program = [{"out": f"I{s}", "op": "identity", "args": ["1000"]} for s in range(att.MAX_IV_STEPS)]
-    verdict, seconds, peak = _decided(_interval({"arrays": {}, "scalars": {}, "program": program, "target": "I0",
-                                                 "relation": "<", "bound": "1"}), memory=True)
-    assert "step 5 (identity)" in verdict and seconds < 10 and peak < 64 * 2**20  # loose: tracemalloc is on
+    verdict, peak = _decided(_interval({"arrays": {}, "scalars": {}, "program": program, "target": "I0",
+                                        "relation": "<", "bound": "1"}), memory=True)
+    assert "step 5 (identity)" in verdict and peak < 64 * 2**20  # loose: tracemalloc is on
 
 
 def test_take_rows_is_charged_its_output_before_it_is_built():
-    """take_rows of a 1 x 10^6 array by 16384 indices would build 1.6e10 slots: refused from the shapes."""
-    wide = {"shape": [1, 900_000], "data": ["0"] * 900_000}
+    """take_rows of a 1 x 4000 array by 16384 indices would build 6.6e7 slots (0.5 GB of references):
+    refused from the shapes, with under 64 MB allocated."""
+    wide = {"shape": [1, 4000], "data": ["0"] * 4000}
     payload = {"arrays": {"A": wide}, "scalars": {}, "indices": {"ix": [0] * 16384},
                "program": [{"out": "B", "op": "take_rows", "args": ["A", "ix"]}], "target": "B",
                "relation": "<", "bound": "1"}
-    verdict, seconds, peak = _decided(_interval(payload), memory=True)
-    assert "take_rows" in verdict and seconds < 10 and peak < 64 * 2**20
+    verdict, peak = _decided(_interval(payload), memory=True)
+    assert "take_rows" in verdict and peak < 64 * 2**20
 
 
 def _exp_program(rows: int, pairs: int) -> dict:
@@ -383,24 +385,25 @@ def _exp_program(rows: int, pairs: int) -> dict:
 
 
 @pytest.mark.parametrize("rows, share", [(20, 10), pytest.param(100, 1, marks=pytest.mark.slow)])
-def test_an_interval_program_at_its_work_limit_is_decided_in_time(rows, share):
-    """Stated budget: MAX_IV_WORK = 5e6 ball operations (plus 1e6 entries read) in under 30 s; the default
-    run checks 1/share of the limit in 1/share of the time."""
+def test_an_interval_program_at_its_work_limit_is_decided(rows, share):
+    """Stated budget: MAX_IV_WORK = 5e6 ball operations (plus 1e6 entries read); a program charged 1/share
+    of it is decided, and (share 1) one more pair of steps is refused.  Its time: the benchmark."""
     pairs = (att.MAX_IV_WORK // share // (rows * 1000) - 1) // 7
     p = _exp_program(rows, pairs)
     assert att.read_program(p)["work"] == rows * 1000 * (7 * pairs + 1) > att.MAX_IV_WORK // share - 8 * rows * 1000
     cert = {"schema_version": 1, "kind": "interval_inequality", "claim": {}, "payload": p}
     cert["claim"] = att.derive_interval_claim(cert, [])
-    verdict, seconds, _ = _decided(seal(cert))
-    assert verdict == "accepted" and seconds < 30 / share + 1
+    verdict, _ = _decided(seal(cert))
+    assert verdict == "accepted"
     if share == 1:
         with pytest.raises(Reject, match="past"):
             att.read_program(_exp_program(rows, pairs + 1))
 
 
 @pytest.mark.parametrize("m, d", [(200, 40), pytest.param(1000, 200, marks=pytest.mark.slow)])
-def test_an_attention_file_at_its_product_limit_is_decided_in_time(m, d):
-    """Stated budget: m n d <= MAX_PRODUCT and m k n <= MAX_PRODUCT ball multiply-adds, m n <= 1e6: under 30 s."""
+def test_an_attention_file_at_its_product_limit_is_decided(m, d):
+    """Stated budget: m n d <= MAX_PRODUCT and m k n <= MAX_PRODUCT ball multiply-adds, m n <= 1e6 (the
+    slow case is at the limit: 1000 * 1000 * 200 = MAX_PRODUCT).  Its time: the benchmark."""
     from algebra.attention_rank.certificates import _array, encode_number
 
     rng = np.random.default_rng(0)
@@ -409,21 +412,25 @@ def test_an_attention_file_at_its_product_limit_is_decided_in_time(m, d):
             "matrix": {"Q": _array(Q), "K": _array(K), "beta": encode_number(0.01)},
             "selection": {"rows": [0], "decoder": [0] * m},
             "approximant": {"method": "factors", "L": _array(L), "R": _array(R)}}
-    verdict, seconds, _ = _decided(seal(cert))
-    assert "upper bound" in verdict and seconds < 30 * (m * m * d) / 2e8 + 2  # random factors: far from A
+    assert m * m * d <= att.MAX_PRODUCT
+    verdict, _ = _decided(seal(cert))
+    assert "upper bound" in verdict  # random factors: far from A
 
 
 def test_the_character_checks_are_charged_at_their_true_cost():
     """(Z_2)^7: r = |G| = 128, phi = 1.  The old count r^2 |G| phi^2 = 2e6 let r^3 |G| / 2 = 1.3e8 products
-    run (minutes); the true count is refused before the first product."""
-    cert = xor_cube(7, radius=0)
-    verdict, seconds, _ = _decided(seal(dict(cert, claim={"text": "x"})))
-    assert "the checks of (15)" in verdict and seconds < 5
+    run (minutes); the true count is refused before the first product: the refusal executes at most 10^7
+    Python lines (measured 2.3 10^6, reading the 1 MB file), where the products alone would run 1.3 10^8."""
+    cert = seal(dict(xor_cube(7, radius=0), claim={"text": "x"}))
+    verdicts = []
+    lines = lines_run(lambda: verdicts.append(_decided(cert)[0]))
+    assert "the checks of (15)" in verdicts[0] and lines <= 10**7, (verdicts, lines)
 
 
 @pytest.mark.parametrize("k", [3, pytest.param(5, marks=pytest.mark.slow)])
-def test_a_representation_near_its_work_limit_is_decided_in_time(k):
-    """Stated budget: MAX_WORK = 5e7 steps in under 60 s (measured at most ~200 ns a step)."""
+def test_a_representation_near_its_work_limit_is_decided(k):
+    """Stated budget: MAX_WORK = 5e7 steps; the check is charged its steps and decided within them.  Its
+    time (the budget's 60 s): the benchmark."""
     used = [0]
     charge = rep.charge
 
@@ -434,8 +441,7 @@ def test_a_representation_near_its_work_limit_is_decided_in_time(k):
     cert = derived(xor_cube(k))
     rep.charge = counting
     try:
-        verdict, seconds, _ = _decided(cert)
+        verdict, _ = _decided(cert)
     finally:
         rep.charge = charge
-    assert verdict == "accepted" and used[0] <= rep.MAX_WORK
-    assert seconds < 60 * used[0] / rep.MAX_WORK + 1
+    assert verdict == "accepted" and 0 < used[0] <= rep.MAX_WORK

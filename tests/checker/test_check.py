@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 import json
 import os
-import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from algebra.certify.canonical import render, seal
 from algebra.certify.emit import checker_spec
 from algebra.exact.field import PrimeField
 from algebra.models import MLP, DeepLinear, LightningAttention, PolynomialMap, QueryKey, quadratic_network
+from tests.work_counts import lines_run
 
 CHECKER_DIR = Path(chk.__file__).parent
 STDLIB = {"hashlib", "json", "math", "os", "re", "secrets", "stat", "sys", "fractions", "itertools", "__future__"}
@@ -303,25 +303,6 @@ def test_hostile_files_are_not_verified(tmp_path, name, capsys):
     assert "NOT VERIFIED" in capsys.readouterr().out
 
 
-def _lines_run(f) -> int:
-    """Python lines ``f()`` executes (``sys.settrace`` line events): its work, counted alike on every machine
-    and under any load."""
-    count = 0
-
-    def line(frame, event, arg):
-        nonlocal count
-        count += event == "line"
-        return line
-
-    previous = sys.gettrace()
-    sys.settrace(lambda frame, event, arg: line)
-    try:
-        f()
-    finally:
-        sys.settrace(previous)
-    return count
-
-
 def test_absurd_sizes_are_refused_before_allocation(certs):
     """The bug: a checker that builds the model (a 4096 x 4096 query-key Jacobian, 16 million MLP weights,
     10,000 layers) before it compares the sizes with its limits.  Measured as work, never as time: the
@@ -348,7 +329,7 @@ def test_absurd_sizes_are_refused_before_allocation(certs):
         finally:
             tracemalloc.stop()
         assert peak < 8 * 2**20, (spec["family"], peak)
-        lines = _lines_run(lambda: refuse(bad))
+        lines = lines_run(lambda: refuse(bad))
         assert lines <= 10_000 + 4 * len(json.dumps(spec)), (spec["family"], lines)
     c = certs["qk-equations"][0]
     c["point"]["theta"][0] = "7" * 5000
