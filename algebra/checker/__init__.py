@@ -8,8 +8,8 @@ and formula kinds, the claims and the dispatch tables),
 :mod:`algebra.checker.attention` (its one ball-arithmetic evaluator: interval
 and attention-rank kinds), :mod:`algebra.checker.representation`
 (``score_representation``), :mod:`algebra.checker.local_rank`
-(``local_rank``: the grokking network's rank at a trained point) and :mod:`algebra.checker.files` (which files a
-directory holds, its index).  Each kind and family module imports the kernel
+(``local_rank``: the grokking network's rank at a trained point), :mod:`algebra.checker.files` (which files a
+directory holds) and :mod:`algebra.checker.index` (its ``index.json``: typed, each row re-derived).  Each kind and family module imports the kernel
 and registers itself in its tables here, when the package loads; the kernel
 imports none of them back.
 """

@@ -2,8 +2,11 @@
 
 Imports nothing from :mod:`algebra` outside :mod:`algebra.checker`.  Only regular files are opened (a FIFO or
 device is refused by its ``fstat`` after a non-blocking open, so it cannot hang the run); a directory is walked
-without following symbolic links; every file met is reported; a directory holding ``index.json`` is checked as a
-whole against it; one file's failure never stops the others' verdicts.
+without following symbolic links; every file met is reported, and a name outside ``[A-Za-z0-9._-]`` is a failure
+(it could hide a certificate from a reader or a terminal); a directory holding ``index.json`` is checked as a
+whole against it (:mod:`algebra.checker.index`: every field typed, every row's verdict and proven value
+re-derived), and an ``index.json`` that is not a regular file fails it; one file's failure never stops the
+others' verdicts, and nothing a directory holds makes either entry point raise.
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ import re
 import stat
 import sys
 
-from algebra.checker.kernel import MAX_FILE_BYTES, Reject, _bad_constant, _no_duplicates, _shown, check_verdict, need
+from algebra.checker.index import read_index, row_mismatch, summary
+from algebra.checker.kernel import MAX_FILE_BYTES, Reject, _bad_constant, _no_duplicates, check_verdict, need
 
 __all__ = ["check_file", "check_file_verdict", "certificate_files", "scan", "verify_paths", "render_row",
            "exit_status", "main"]
@@ -22,14 +26,14 @@ __all__ = ["check_file", "check_file_verdict", "certificate_files", "scan", "ver
 
 def check_file(path: str) -> tuple:
     """``(True, reason)`` when the file verifies, ``(False, reason)`` otherwise; never raises."""
-    ok, reason, _, _ = _check_path(path)
+    ok, reason, _, _, _ = _check_path(path)
     return ok, reason
 
 
 def check_file_verdict(path: str) -> tuple:
     """``(ok, reason, judgement)``: :func:`check_file`, and the checker's judgement of the claim the file records
     (:func:`algebra.checker.kernel.check_verdict`; ``None`` when it records none or does not verify)."""
-    ok, reason, _, judgement = _check_path(path)
+    ok, reason, _, judgement, _ = _check_path(path)
     return ok, reason, judgement
 
 
@@ -55,20 +59,20 @@ def _parse_json(data: bytes):
 
 
 def _check_path(path: str) -> tuple:
-    """``(ok, reason, sha256 or None, judgement or None)``; never raises (an unexpected error is a refusal that
-    says so)."""
+    """``(ok, reason, sha256 or None, judgement or None, index summary or None)``
+    (:func:`algebra.checker.index.summary`); never raises (an unexpected error is a refusal that says so)."""
     try:
         cert = _parse_json(_read_regular(path))
         reason, judgement = check_verdict(cert)
-        return True, reason, cert["sha256"], judgement
+        return True, reason, cert["sha256"], judgement, summary(cert)
     except Reject as exc:
-        return False, str(exc), None, None
+        return False, str(exc), None, None, None
     except OSError as exc:
-        return False, f"cannot read the file ({exc.strerror})", None, None
+        return False, f"cannot read the file ({exc.strerror})", None, None, None
     except (RecursionError, MemoryError, OverflowError, ValueError, TypeError, ArithmeticError) as exc:
-        return False, f"malformed certificate ({type(exc).__name__})", None, None
+        return False, f"malformed certificate ({type(exc).__name__})", None, None, None
     except Exception as exc:  # noqa: BLE001 - one file's failure never stops the others' verdicts
-        return False, f"internal checker error ({type(exc).__name__}): not verified", None, None
+        return False, f"internal checker error ({type(exc).__name__}): not verified", None, None, None
 
 
 def certificate_files(paths) -> list:
@@ -77,13 +81,40 @@ def certificate_files(paths) -> list:
     return [r["file"] for r in scan(paths) if r["verified"] is not None or r.get("certificate")]
 
 
+#: The characters a name met in a directory may use; any other (a newline, a zero-width space, a non-ASCII
+#: letter) is a failure: such a name can pass for another in a listing or split a verdict line.
+NAME = re.compile(r"[A-Za-z0-9._-]+")
+
+
+def _printable(text: str) -> str:
+    """``text`` unchanged when it is printable ASCII, else as one line of ASCII (``ascii`` escapes, without the
+    quotes): a verdict line cannot be split or disguised by the names it reports.
+
+    >>> _printable("a.json"), _printable("forged.json\\n"), _printable("forged.json\\u200b")
+    ('a.json', 'forged.json\\\\n', 'forged.json\\\\u200b')
+    """
+    return text if text.isascii() and text.isprintable() else ascii(text)[1:-1]
+
+
+def _bad_name(full: str, what: str) -> dict:
+    return {"file": full, "verified": False,
+            "reason": f"{what} name outside [A-Za-z0-9._-]: a failure, not a skip (rename it to check it)"}
+
+
 def scan(paths) -> list:
     """Expand ``paths`` into rows ``{"file", "verified", "reason"}`` without checking anything yet.
 
     A certificate to check has ``verified`` ``None`` and ``certificate`` ``True``; every other entry met in a
     directory is reported: ``verified`` ``None`` for a file that is not a certificate (not ``*.json``), ``False``
-    (a failure) for what could hide one: a name ending in ``.json`` in another case, a symbolic link, a FIFO,
-    device or socket.  ``index.json`` files are returned as ``{"index": True}`` rows."""
+    (a failure) for what could hide one: a name outside ``[A-Za-z0-9._-]``, a name ending in ``.json`` in
+    another case, a symbolic link, a FIFO, device or socket, a subdirectory that cannot be listed, an
+    ``index.json`` that is not a regular file.  ``index.json`` files are returned as ``{"index": True}`` rows.
+
+    Examples
+    --------
+    >>> scan(["no/such/file.json"])
+    [{'file': 'no/such/file.json', 'verified': False, 'reason': 'cannot read the file (No such file or directory)'}]
+    """
     rows = []
     for p in paths:
         try:
@@ -94,15 +125,28 @@ def scan(paths) -> list:
         if not stat.S_ISDIR(mode):
             rows.append({"file": p, "verified": None, "certificate": True})
             continue
-        for root, dirs, files in os.walk(p, followlinks=False):
-            dirs.sort()
+        unlisted = []
+        for root, dirs, files in os.walk(p, followlinks=False, onerror=unlisted.append):
+            keep = []
             for name in sorted(dirs):
                 full = os.path.join(root, name)
-                if os.path.islink(full):
+                if NAME.fullmatch(name) is None:
+                    rows.append(_bad_name(full, "a directory"))
+                elif os.path.islink(full):
                     rows.append({"file": full, "verified": False, "reason": "a symbolic link to a directory: not "
                                  "followed, so its certificates are not checked"})
+                elif name == "index.json":
+                    rows.append({"file": full, "verified": False, "reason": "index.json is a directory, not a "
+                                 "regular file: this directory cannot be checked as a whole"})
+                else:
+                    keep.append(name)
+            dirs[:] = keep  # os.walk descends only into these
             for name in sorted(files):
-                rows.append(_classify(os.path.join(root, name), name))
+                full = os.path.join(root, name)
+                rows.append(_classify(full, name) if NAME.fullmatch(name) else _bad_name(full, "a file"))
+        for exc in unlisted:
+            rows.append({"file": exc.filename or p, "verified": False,
+                         "reason": f"cannot list the directory ({exc.strerror}): its certificates are not checked"})
     return rows
 
 
@@ -111,6 +155,9 @@ def _classify(full: str, name: str) -> dict:
         mode = os.lstat(full).st_mode
     except OSError as exc:
         return {"file": full, "verified": False, "reason": f"cannot read the file ({exc.strerror})"}
+    if name == "index.json" and not stat.S_ISREG(mode):
+        return {"file": full, "verified": False, "reason": "index.json is not a regular file (a symbolic link, FIFO, "
+                "device or socket): this directory cannot be checked as a whole"}
     if stat.S_ISLNK(mode):
         return {"file": full, "verified": False, "reason": "a symbolic link: not followed, not checked"}
     if not stat.S_ISREG(mode):
@@ -126,33 +173,27 @@ def _classify(full: str, name: str) -> dict:
 
 
 def _read_index(path: str) -> dict:
-    """``{relative path: sha256}`` of the certificates an ``index.json`` lists (``claims`` and ``facts``)."""
-    index = _parse_json(_read_regular(path))
-    need(isinstance(index, dict) and isinstance(index.get("claims"), list), "not a certificate index (no 'claims')")
-    listed = {}
-    for row in index["claims"] + list(index.get("facts", [])):
-        need(isinstance(row, dict), "an index row is not an object")
-        name = row.get("file")
-        if not name:  # a claim with no certificate (out of reach)
-            need("sha256" not in row, "an index row has a sha256 but no file")
-            continue
-        need(isinstance(name, str) and re.fullmatch(r"[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*", name) is not None
-             and ".." not in name.split("/") and name.endswith(".json"), f"index row file {_shown(name)} is not a "
-             "relative path to a *.json file inside the directory")
-        need(name not in listed, f"index lists {name} twice")
-        sha = row.get("sha256")
-        need(isinstance(sha, str) and re.fullmatch(r"[0-9a-f]{64}", sha) is not None, f"index row {name}: no sha256")
-        listed[name] = sha
-    return listed
+    """``{relative path: row}`` of the certificates an ``index.json`` lists (``claims`` and ``facts``, typed by
+    :func:`algebra.checker.index.read_index`); :class:`Reject` with a one-line reason for anything else."""
+    try:
+        return read_index(_parse_json(_read_regular(path)))
+    except Reject:
+        raise
+    except OSError as exc:
+        raise Reject(f"cannot read the file ({exc.strerror})") from None
+    except (RecursionError, MemoryError) as exc:
+        raise Reject(f"malformed index ({type(exc).__name__})") from None
 
 
 def verify_paths(paths, report=None) -> list:
     """Check every certificate under ``paths``; return one row per file met (see :func:`scan`), each certificate's
     ``verified`` now ``True`` or ``False``.
 
-    A directory holding ``index.json`` is checked as a whole: every file the index lists must be present and
-    carry the listed sha256, and every certificate below it must be listed (a stale or partial catalogue fails).
-    ``report(row)`` is called as each row is decided."""
+    A directory holding ``index.json`` is checked as a whole: every file the index lists must be present, carry
+    the listed sha256 and have the row's verdict and proven value re-derived from it
+    (:func:`algebra.checker.index.row_mismatch`; a mismatch is a failure naming the row), and every certificate
+    below it must be listed (a stale or partial catalogue fails).  ``report(row)`` is called as each row is
+    decided."""
     rows = scan(paths)
     indexes = {}
     for row in rows:
@@ -161,34 +202,43 @@ def verify_paths(paths, report=None) -> list:
             try:
                 indexes[base] = _read_index(row["file"])
                 row.update(verified=None, reason="the index of this directory (checked against its files)")
-            except (Reject, OSError, ValueError) as exc:
+            except Reject as exc:
                 row.update(verified=False, reason=f"unreadable index: {exc}")
     seen = {}
     for row in rows:
         if row.get("certificate"):
-            ok, reason, sha, judgement = _check_path(row["file"])
+            ok, reason, sha, judgement, facts = _check_path(row["file"])
             row.update(verified=ok, reason=reason)
             if judgement is not None:  # the user's claim the file records, judged by the checker
                 row["claimed"] = judgement
-            seen[os.path.normpath(row["file"])] = (row, sha)
+            seen[os.path.normpath(row["file"])] = (row, sha, facts)
         if report is not None and (not row.get("index") or row["verified"] is False):
             report(row)
     for base, listed in sorted(indexes.items()):
-        covered = {os.path.normpath(os.path.join(base, name)): sha for name, sha in listed.items()}
+        where = os.path.join(base, "index.json")
+        covered = {os.path.normpath(os.path.join(base, name)): entry for name, entry in listed.items()}
         problems = []
-        for full, sha in sorted(covered.items()):
+        for full, entry in sorted(covered.items()):
             if full not in seen:
-                problems.append({"file": full, "verified": False, "reason": f"listed in {base}/index.json but missing"})
-            elif seen[full][1] is not None and seen[full][1] != sha:
-                row = seen[full][0]
-                row.update(verified=False, reason=f"its sha256 differs from the one {base}/index.json lists (a stale "
+                problems.append({"file": full, "verified": False, "reason": f"listed in {where} but missing"})
+                continue
+            row, sha, facts = seen[full]
+            if sha is not None and sha != entry["sha256"]:
+                row.update(verified=False, reason=f"its sha256 differs from the one {where} lists (a stale "
                            f"catalogue): {row['reason']}")
                 problems.append(row)
-        for full, (row, _) in sorted(seen.items()):
+            elif facts is not None:
+                why = row_mismatch(entry, facts)
+                if why is not None:
+                    problems.append({"file": where, "verified": False,
+                                     "reason": f"row {ascii(entry['id'])} ({entry['file']}) does not say what its "
+                                     f"certificate proves: {why}"})
+        for full, (row, _, _) in sorted(seen.items()):
             inside = os.path.commonpath([os.path.abspath(full), os.path.abspath(base)]) == os.path.abspath(base)
             if inside and full not in covered:
-                row.update(verified=False, reason=f"not listed in {base}/index.json: {row['reason']}")
+                row.update(verified=False, reason=f"not listed in {where}: {row['reason']}")
                 problems.append(row)
+        rows.extend(p for p in problems if not any(p is r for r in rows))
         if report is not None:
             for row in problems:
                 report(row)
@@ -197,6 +247,7 @@ def verify_paths(paths, report=None) -> list:
 
 def render_row(row) -> str:
     """One line per row: ``VERIFIED (reason)``, with ``; claim VERDICT: rank == 20`` when the file records a claim."""
+    row = dict(row, file=_printable(row["file"]), reason=_printable(row.get("reason", "")))
     if row["verified"] is True and "claimed" in row:
         j = row["claimed"]
         return (f"{row['file']}: VERIFIED; claim {j['verdict'].upper()}: {j['quantity']} {j['relation']} {j['value']} "
@@ -217,7 +268,11 @@ def main(argv=None) -> int:
     if not args:
         print("usage: python -m algebra.checker CERTIFICATE.json|DIR ...", file=sys.stderr)
         return 2
-    rows = verify_paths(args, report=lambda row: print(render_row(row)))
+    try:
+        rows = verify_paths(args, report=lambda row: print(render_row(row)))
+    except Exception as exc:  # noqa: BLE001 - never a traceback, never a pass: the run fails and says why
+        print(f"NOT VERIFIED: internal checker error ({type(exc).__name__}): nothing is verified")
+        return 1
     return exit_status(rows)
 
 

@@ -38,7 +38,9 @@ def register(subparsers) -> None:
         "verify",
         help="re-check certificate files with the independent checker",
         description="Print VERIFIED or NOT VERIFIED: reason for each file (directories: every *.json except "
-        "index.json, subdirectories included). A file that records the user's claim (its 'claimed' member, written "
+        "index.json, subdirectories included; a name outside [A-Za-z0-9._-] is a failure; a directory with an "
+        "index.json is checked as a whole: every field typed, every row's verdict and proven value re-derived "
+        "from its certificate). A file that records the user's claim (its 'claimed' member, written "
         "by certify_model(..., claimed=N)) also gets the checker's verdict on it, re-derived from the proven bounds: "
         "confirmed, refuted or out of reach. Exit status 0 only when every file verifies and every recorded claim "
         "is confirmed.",
@@ -127,8 +129,12 @@ def _verify(args) -> int:
         if not args.json:
             bar.write(render_row(row))  # above the bar, on stdout
 
-    with bar:
-        rows = verify_paths(paths, report=report)
+    try:
+        with bar:
+            rows = verify_paths(paths, report=report)
+    except Exception as exc:  # noqa: BLE001 - never a traceback, never a pass: the run fails and says why
+        print(f"NOT VERIFIED: internal checker error ({type(exc).__name__}): nothing is verified")
+        return 1
     certs = [r for r in rows if r.get("certificate")]
     if not certs:
         print("NOT VERIFIED: no certificate files found")

@@ -19,7 +19,11 @@ def tree(tmp_path, base_certificates):
     for name in ("qk-fields", "linear-cramer"):
         cert = base_certificates[name][0]
         (tmp_path / f"{name}.json").write_bytes(render(cert))
-        rows.append({"file": f"{name}.json", "sha256": cert["sha256"], "id": name})
+        claim = cert["claim"]  # the row says what the certificate proves (the checker re-derives it)
+        exact = claim["relation"] == "=="
+        rows.append({"file": f"{name}.json", "sha256": cert["sha256"], "id": name, "kind": cert["kind"],
+                     "proven": f"dim {'=' if exact else '>='} {claim['value']}",
+                     "verdict": "confirmed" if exact else "out of reach"})
     (tmp_path / "index.json").write_text(json.dumps({"claims": rows, "facts": []}))
     return tmp_path
 
@@ -46,7 +50,8 @@ def test_an_unindexed_certificate_in_a_subdirectory_fails(tree, base_certificate
 def test_a_stale_index_fails(tree, capsys):
     index = json.loads((tree / "index.json").read_text())
     index["claims"][0]["sha256"] = "0" * 64  # the catalogue moved on, the file did not (a killed certify)
-    index["claims"].append({"file": "gone.json", "sha256": "1" * 64})
+    index["claims"].append({"file": "gone.json", "sha256": "1" * 64, "id": "gone", "kind": "dimension",
+                            "proven": "dim = 1", "verdict": "confirmed"})
     (tree / "index.json").write_text(json.dumps(index))
     code, out = run(tree, capsys)
     assert code == 1 and "sha256 differs from the one" in out and "gone.json: NOT VERIFIED: listed in" in out
