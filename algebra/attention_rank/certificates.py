@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from algebra.errors import CertificateError, InputError
+from algebra.exact.rounding import binary64_hex
 
 __all__ = [
     "encode_number",
@@ -75,13 +76,14 @@ _MARGIN = 1e-9
 def encode_number(x: Any) -> str:
     """Encode an exact real number as a certificate string.
 
-    Floats become the shortest ``float.hex`` spelling (exact binary64,
-    trailing zero digits dropped); ints and Fractions become ``"p"`` or ``"p/q"``.
+    Floats become the checker's short hex spelling
+    (:func:`algebra.exact.rounding.binary64_hex`: exact binary64, trailing
+    zero digits dropped, zero unsigned); ints and Fractions become ``"p"`` or ``"p/q"``.
 
     Examples
     --------
-    >>> encode_number(0.75), encode_number(0.1)
-    ('0x1.8p-1', '0x1.999999999999ap-4')
+    >>> encode_number(0.75), encode_number(0.1), encode_number(-0.0)
+    ('0x1.8p-1', '0x1.999999999999ap-4', '0x0p+0')
     >>> encode_number(Fraction(3, 4)), encode_number(-2), float.fromhex(encode_number(1.0))
     ('3/4', '-2', 1.0)
     >>> encode_number(float('nan'))
@@ -95,11 +97,7 @@ def encode_number(x: Any) -> str:
         return str(int(x))
     if isinstance(x, Fraction):
         return f"{x.numerator}/{x.denominator}" if x.denominator != 1 else str(x.numerator)
-    xf = float(x)
-    if not np.isfinite(xf):
-        raise InputError("x", x, "a finite real number")
-    mantissa, _, exponent = xf.hex().partition("p")
-    return mantissa.rstrip("0").rstrip(".") + "p" + exponent
+    return binary64_hex(x)
 
 
 def exact_eps(eps) -> Fraction:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from algebra.certify.canonical import seal
 from algebra.certify.emit import Emitted, _header, _self_check
 from algebra.errors import CertificateError
+from algebra.exact.rounding import binary64_hex
 
 __all__ = ["representation_data", "representation_certificate"]
 
@@ -44,14 +45,15 @@ def representation_data(design, table=None) -> dict:
     irreps = [{"name": table.names[a],
                "values": [[int(v) for v in table.multiplicities[a, G.class_of[g]]] for g in range(G.order)]}
               for a in range(table.num_irreps)]
-    inputs = [{"label": [m, h], "features": [[float(v).hex() for v in row]
+    inputs = [{"label": [m, h], "features": [[binary64_hex(v, form="full") for v in row]
                                              for row in permute_nodes(design.features[m], G.elements[h])]}
               for m in range(design.num_draws) for h in range(G.order)]
     return {"graph": {"nodes": sg.num_nodes, "edges": sorted(sorted(map(int, e)) for e in sg.graph.edges())},
             "group": {"elements": [list(map(int, g)) for g in G.elements]},
             "characters": {"conductor": int(table.conductor), "irreps": irreps},
             "design": {"radius": int(design.radius), "inputs": inputs,
-                       "bias": [[float(design.bias[i, j]).hex() for j in vis] for i, vis in enumerate(design.visible)]}}
+                       "bias": [[binary64_hex(design.bias[i, j], form="full") for j in vis]
+                                for i, vis in enumerate(design.visible)]}}
 
 
 def representation_certificate(design, table=None, *, source: dict | None = None) -> Emitted:

@@ -4,17 +4,26 @@ A real number is enclosed in an arb ball (python-flint: integer arithmetic, so t
 the exact value) at the working precisions :data:`PRECISIONS` in turn, until both ends of the ball round to
 the same double; rounding is monotone, so that double is the correctly rounded value, the same on every
 machine.  :func:`binary64` rounds one value, :func:`correctly_rounded` an array through one function.
+
+:func:`binary64_hex` is the one spelling every certificate producer writes a binary64 in: ``float.hex``
+(``form="full"``) or ``float.hex`` with trailing zero digits dropped (``form="short"``), zero always unsigned.
+It is the independent checker's canonical rule (:func:`algebra.checker.attention.exact_number`), which reads
+a hex float as the exact real it denotes and refuses every other spelling, ``-0x0p+0`` among them.
 """
 
 from __future__ import annotations
 
-import math  # noqa: F401 - used by the doctests
+import math
+from fractions import Fraction  # noqa: F401 - used by the doctests
 
 import numpy as np
 
-from algebra.errors import CertificateError
+from algebra.errors import CertificateError, InputError
 
-__all__ = ["PRECISIONS", "binary64", "correctly_rounded"]
+__all__ = ["PRECISIONS", "binary64", "binary64_hex", "correctly_rounded"]
+
+#: The spellings :func:`binary64_hex` writes.
+HEX_FORMS = ("short", "full")
 
 #: Working precisions (bits), tried in order.
 PRECISIONS = (96, 192, 384, 1024)
@@ -105,3 +114,71 @@ def correctly_rounded(X, function) -> np.ndarray:
         if not pending:
             return np.array(out, dtype=np.float64).reshape(X.shape)
     raise CertificateError(f"{len(pending)} values straddle a binary64 rounding boundary at {PRECISIONS[-1]} bits")
+
+
+def binary64_hex(x, *, form: str = "short") -> str:
+    """The canonical certificate spelling of the binary64 number ``x``: ``float.hex``, zero unsigned.
+
+    ``form="short"`` drops ``float.hex``'s trailing zero digits (``0x1.8p-1``, zero ``0x0p+0``);
+    ``form="full"`` is ``float.hex`` as it stands (``0x1.8000000000000p-1``, zero ``0x0.0p+0``).  A
+    certificate denotes exact reals, and ``-0.0`` and ``0.0`` are the same real, 0: the checker
+    (:func:`algebra.checker.attention.exact_number`) spells zero unsigned and refuses ``-0x0p+0``, so a
+    negative zero (which a BLAS/LAPACK kernel may or may not produce, depending on the CPU) is written as
+    ``+0``.  Nothing is rounded: ``x`` must already be a binary64 (a ``float``, a numpy float of at most
+    64 bits, or an ``int``/``Fraction`` that one denotes exactly).
+
+    Parameters
+    ----------
+    x : float, numpy floating, int or Fraction
+        A finite real number that is exactly a binary64.
+    form : {"short", "full"}
+        Which of the checker's two hex spellings.
+
+    Returns
+    -------
+    str
+        The spelling; ``float.fromhex`` of it is ``x`` (``+0.0`` for either zero).
+
+    Raises
+    ------
+    InputError
+        If ``x`` is not a finite real number, is not exactly a binary64, or ``form`` is unknown.
+
+    Examples
+    --------
+    >>> binary64_hex(0.75), binary64_hex(0.1), binary64_hex(1.0)
+    ('0x1.8p-1', '0x1.999999999999ap-4', '0x1p+0')
+    >>> binary64_hex(-0.0), binary64_hex(-0.0, form="full"), binary64_hex(np.float32(-0.0))
+    ('0x0p+0', '0x0.0p+0', '0x0p+0')
+    >>> binary64_hex(5e-324), binary64_hex(-math.ldexp(1.0, 1023), form="full")
+    ('0x0.0000000000001p-1022', '-0x1.0000000000000p+1023')
+    >>> binary64_hex(Fraction(3, 4)), binary64_hex(2 ** 60)
+    ('0x1.8p-1', '0x1p+60')
+    >>> binary64_hex(Fraction(1, 3))
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid x=Fraction(1, 3): expected a finite real number that is exactly a binary64
+    >>> binary64_hex(float("nan"))
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid x=nan: expected a finite real number
+    """
+    if form not in HEX_FORMS:
+        raise InputError("form", form, " or ".join(map(repr, HEX_FORMS)))
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, Fraction, np.integer, np.floating)):
+        raise InputError("x", x, "a finite real number")
+    try:
+        v = float(x)
+    except OverflowError:  # an int or Fraction beyond binary64's range
+        v = math.inf
+    if not math.isfinite(v):
+        raise InputError("x", x, "a finite real number")
+    if v != x:  # exact comparisons: float against int, Fraction or a numpy float
+        raise InputError("x", x, "a finite real number that is exactly a binary64")
+    if v == 0:
+        v = 0.0  # one zero: the real 0, never -0.0
+    text = v.hex()
+    if form == "full":
+        return text
+    mantissa, _, exponent = text.partition("p")
+    return mantissa.rstrip("0").rstrip(".") + "p" + exponent

@@ -39,6 +39,7 @@ import numpy as np
 from algebra.errors import InputError
 from algebra.exact.field import DEFAULT_PRIME, MAX_PRIME, is_prime
 from algebra.exact.rank import rank_mod_p, rank_with_witness
+from algebra.exact.rounding import binary64_hex as short_hex  # the checker's short hex, zero unsigned (re-exported)
 from algebra.grokking.network import parameter_count
 
 __all__ = ["MapWitness", "dyadic_point", "all_pairs", "centred_rows", "kernel_fields", "map_witness", "field_witness",
@@ -46,21 +47,6 @@ __all__ = ["MapWitness", "dyadic_point", "all_pairs", "centred_rows", "kernel_fi
 
 #: At most this many Jacobian entries (rows x P, int64) are formed at once for one elimination (~800 MB).
 ROW_BUDGET = 10**8
-
-
-def short_hex(v: float) -> str:
-    """``float.hex`` with trailing zero digits dropped and zero unsigned: the checker's canonical binary64 spelling.
-
-    Examples
-    --------
-    >>> short_hex(0.75), short_hex(-0.0), short_hex(1.0)
-    ('0x1.8p-1', '0x0p+0', '0x1p+0')
-    """
-    v = float(v)
-    if v == 0:
-        return "0x0p+0"
-    mantissa, _, exponent = v.hex().partition("p")
-    return mantissa.rstrip("0").rstrip(".") + "p" + exponent
 
 
 def dyadic_point(theta) -> tuple:
