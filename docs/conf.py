@@ -36,6 +36,12 @@ autodoc_typehints = "none"
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
 exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "tutorials/.ipynb_checkpoints"]
 myst_heading_anchors = 3
+# ``$...$`` and ``$$...$$`` in the tutorials' markdown are mathematics (rendered by MathJax, Sphinx's default for
+# HTML); GFM tables are part of MyST itself.
+myst_enable_extensions = ["dollarmath"]
+# A notebook's ``text/markdown`` outputs (the tables notebooks print with ``display(Markdown(...))``) are parsed as
+# MyST like the rest of the site; myst-nb's default, plain CommonMark, has no tables and leaves ``|---|`` as text.
+nb_render_markdown_format = "myst"
 suppress_warnings = ["myst.header", "misc.highlighting_failure"]  # a JSON template with placeholders (interval-inequality.md)
 
 EXECUTE = os.environ.get("NEUROALGEBRA_DOCS_EXECUTE") == "1"
