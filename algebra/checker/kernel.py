@@ -1043,7 +1043,7 @@ CERT_FIELDS = {"rank_lower_bound": ("model", "point", "lower", "subnetwork", "cl
                "defect": ("model", "point", "lower", "upper", "claimed"),
                "formula": ("formula", "claimed"), "interval_inequality": ("payload",),
                "attention_rank": ("matrix", "selection", "approximant"), "score_representation": ("representation",),
-               "local_rank": ("network", "tolerance", "witnesses")}
+               "local_rank": ("network", "witnesses")}
 
 
 # -- dispatch tables: each kind and model family names the function that reads it. The kinds of other modules

@@ -30,7 +30,7 @@ def point():
 @pytest.fixture(scope="module")
 def emitted(point):
     t, theta = point
-    return local_rank_certificate(P_, K_, t.a[t.train], t.b[t.train], theta, tolerance="1e-5")
+    return local_rank_certificate(P_, K_, t.a[t.train], t.b[t.train], theta)
 
 
 def _resealed(cert, edit):
@@ -59,27 +59,22 @@ def test_gradient_and_loss_bounds_match_the_float_loss(point, emitted):
     gb, lb = float(claim["gradient_norm_at_most"]), float(claim["train_loss_at_most"])
     assert np.linalg.norm(g[0]) <= gb <= np.linalg.norm(g[0]) * 1.01  # 3-digit upper bounds
     assert loss[0] <= lb <= loss[0] * 1.01
-    assert claim["critical"] is False and claim["lambda"] is None
-    assert "not a critical point" in claim["hypothesis_fails"][0]
+    assert claim["critical"] is False and claim["minimiser"] is False and claim["lambda"] is None
+    assert claim["hypothesis_fails"][0].startswith("not a proven minimiser of L_n")
+    assert claim["hypothesis_fails"][0].endswith(f"0 < L_n <= {claim['train_loss_at_most']}")
 
 
-def test_lambda_is_half_the_rank_where_the_hypotheses_hold(point):
-    t, theta = point
-    e = local_rank_certificate(P_, K_, t.a[t.train], t.b[t.train], theta, tolerance="1e3")
-    c = e.certificate["claim"]
-    assert c["critical"] is True and c["multiplicity"] == 1
-    assert Fraction(c["lambda"]) == Fraction(c["maps"]["train"]["lower"], 2)
-
-
-def test_the_origin_is_critical_but_its_rank_is_not_locally_constant(point):
-    """theta = 0 is an exact critical point of L_n with rank 0; the shift fields give P - K: bounds only."""
+def test_the_origin_is_critical_but_no_minimiser_and_its_rank_is_not_locally_constant(point):
+    """theta = 0 is an exact critical point of L_n with rank 0 (the shift fields give P - K), but L_n > 0 there:
+    no lambda and no bounds, and both failing hypotheses are named."""
     t, _ = point
     e = local_rank_certificate(P_, K_, t.a[t.train], t.b[t.train], np.zeros(3 * P_ * K_))
     c = e.certificate["claim"]
     P = 3 * P_ * K_
-    assert c["gradient_norm_at_most"] == "0" and c["critical"] is True and c["lambda"] is None
+    assert c["gradient_norm_at_most"] == "0" and c["critical"] is True and c["minimiser"] is False
+    assert c["lambda"] is None and c["lambda_bounds"] is None
     assert (c["maps"]["train"]["lower"], c["maps"]["train"]["upper"]) == (0, P - K_)
-    assert c["lambda_bounds"] == ["0", str(Fraction(2 * P - K_, 4))]
+    assert len(c["hypothesis_fails"]) == 2 and "not certified locally constant" in c["hypothesis_fails"][1]
     assert e.verdict == "out of reach" and "bounds differ" in c["text"]
 
 
@@ -107,7 +102,7 @@ def test_resealed_edit_of_one_parameter_digit_is_refused_by_verify(emitted, tmp_
     (lambda c: c["network"]["theta"].__setitem__(0, c["network"]["theta"][0].replace("p", "0p", 1)
                                                  if "." in c["network"]["theta"][0] else "0x1.0p+0"), "canonical"),
     (lambda c: c["network"]["train"].reverse(), "strictly increasing"),
-    (lambda c: c.__setitem__("tolerance", "1.0e-5"), "tolerance"),
+    (lambda c: c.__setitem__("tolerance", "1e3"), r'unknown field\(s\) \["tolerance"\]'),
     (lambda c: c["witnesses"]["train"]["rows"].pop(), "length"),
     (lambda c: (c["witnesses"]["train"]["rows"].pop(), c["witnesses"]["train"]["cols"].pop()),
      "vanishes modulo|claim.maps differs"),

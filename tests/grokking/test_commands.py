@@ -69,7 +69,6 @@ def test_dim_at_a_checkpoint_writes_a_verified_local_rank_certificate(tmp_path, 
     (["grok", "dim", "RUN"], "--epoch"),
     (["grok", "dim", "RUN", "--epoch", "4", "--p", "5"], "--p"),
     (["grok", "dim", "RUN", "--epoch", "3"], "--epoch"),
-    (["grok", "dim", "RUN", "--epoch", "4", "--tolerance", "-1"], "--tolerance"),
     (["grok", "dim", "--p", "5", "--width", "2", "--epoch", "4"], "--epoch"),
     (["grok", "dim", "--width", "2"], "--p"),
 ])
