@@ -8,9 +8,8 @@ independent checker (:mod:`algebra.checker.local_rank`) derives: the ranks (or
 their bounds, saying where they differ), whether they are locally constant, the
 exact ``||grad L_n||`` and ``L_n`` as decimal upper bounds, and the learning
 coefficient ``lambda = rank / 2, m = 1`` of the paper's Theorem F.1 / Corollary F.2
-when the exact training loss there is 0 (a proven global minimiser of ``L_n >= 0``)
-and the rank is locally constant (otherwise which hypothesis fails).  The file
-states no tolerance: the checker's rules alone decide (docs/certificate-format.md).
+when the point is critical to the stated tolerance and the rank is locally
+constant (otherwise which hypothesis fails).
 """
 
 from __future__ import annotations
@@ -23,8 +22,40 @@ from algebra.certify.canonical import render, seal, write_atomic
 from algebra.certify.emit import Emitted, _header, _self_check
 from algebra.errors import CertificateError, InputError
 from algebra.exact.field import DEFAULT_PRIME
+from algebra.grokking.checkpoints import PHASES, phase  # re-exported: the basin tables use them
 
-__all__ = ["PHASES", "network_block", "local_rank_certificate", "certify_checkpoint", "phase", "basin_verdict", "basin_table", "estimates_table", "judge_basin"]
+__all__ = ["DEFAULT_TOLERANCE", "PHASES", "network_block", "local_rank_certificate", "certify_checkpoint", "tolerance_text",
+           "phase", "basin_verdict", "basin_table", "estimates_table", "judge_basin"]
+
+#: The stated tolerance of ``||grad L_n||`` at or below which a checkpoint is treated as a critical point of
+#: ``L_n`` (``--tolerance``).  Measured (BENCHMARKS.md "Grokking"): minibatch Adam leaves every checkpoint of the
+#: basin sweep at ``||grad L_n|| ~ 1e-2``, with or without weight decay (which alone holds a stationary point of
+#: the regularised objective at ``grad L_n = -wd theta``), three orders of magnitude above it.
+DEFAULT_TOLERANCE = "1e-5"
+
+
+def tolerance_text(tol) -> str:
+    """A tolerance as the checker's canonical spelling (``1e-5``, ``2.5e-3``).
+
+    Examples
+    --------
+    >>> tolerance_text("1e-5"), tolerance_text(0.0025), tolerance_text("1E-03")
+    ('1e-5', '2.5e-3', '1e-3')
+    >>> tolerance_text("-1")
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid --tolerance='-1': expected a positive finite number such as 1e-5
+    """
+    try:
+        v = float(tol)
+    except (TypeError, ValueError):
+        v = float("nan")
+    if not np.isfinite(v) or v <= 0:
+        raise InputError("--tolerance", str(tol), "a positive finite number such as 1e-5")
+    mant, _, ex = f"{v:.15e}".partition("e")
+    mant = mant.rstrip("0").rstrip(".")
+    return f"{mant}e{int(ex)}"
+
 
 def network_block(p: int, K: int, a, b, theta) -> dict:
     """The ``network`` block: ``p``, ``K``, the training pairs as a sorted set and ``theta`` in short hex.
@@ -45,7 +76,8 @@ def network_block(p: int, K: int, a, b, theta) -> dict:
     return {"p": int(p), "width": int(K), "train": [list(t) for t in pairs], "theta": [short_hex(v) for v in theta]}
 
 
-def local_rank_certificate(p: int, K: int, a, b, theta, *, prime: int = DEFAULT_PRIME, seed: int = 0, source: dict | None = None, attempts: int = 3,
+def local_rank_certificate(p: int, K: int, a, b, theta, *, tolerance=DEFAULT_TOLERANCE, prime: int = DEFAULT_PRIME,
+                           seed: int = 0, source: dict | None = None, attempts: int = 3,
                            self_check: bool = True) -> Emitted:
     """Certify the local rank of the training and full-data maps at ``theta`` (module docstring).
 
@@ -62,8 +94,8 @@ def local_rank_certificate(p: int, K: int, a, b, theta, *, prime: int = DEFAULT_
     >>> th = np.random.default_rng(0).standard_normal(30)
     >>> e = local_rank_certificate(5, 2, t.a[t.train], t.b[t.train], th)
     >>> m = e.certificate["claim"]["maps"]
-    >>> (m["train"]["lower"], m["train"]["upper"]), (m["all"]["lower"], m["all"]["upper"]), e.certificate["claim"]["lambda"]
-    ((26, 26), (26, 26), None)
+    >>> (m["train"]["lower"], m["train"]["upper"]), (m["all"]["lower"], m["all"]["upper"]), e.certificate["claim"]["critical"]
+    ((26, 26), (26, 26), False)
     """
     from algebra.checker import Reject
     from algebra.checker.local_rank import derive_local_rank_claim
@@ -71,6 +103,7 @@ def local_rank_certificate(p: int, K: int, a, b, theta, *, prime: int = DEFAULT_
     from algebra.grokking.local_rank import all_pairs, dyadic_point, field_witness, map_witness
 
     net = network_block(p, K, a, b, theta)
+    tol = tolerance_text(tolerance)
     pa = np.array([t[0] for t in net["train"]], dtype=np.int64)
     pb = np.array([t[1] for t in net["train"]], dtype=np.int64)
     M, _ = dyadic_point(theta)
@@ -90,7 +123,7 @@ def local_rank_certificate(p: int, K: int, a, b, theta, *, prime: int = DEFAULT_
             break
         q = next(c for c in range(q - 2, 2, -2) if is_prime(c))
     cert = _header("local_rank", source)
-    cert.update(network=net, witnesses=best, seed=int(seed))
+    cert.update(network=net, tolerance=tol, witnesses=best, seed=int(seed))
     try:
         cert["claim"] = derive_local_rank_claim(cert, [])
     except Reject as exc:
@@ -104,8 +137,8 @@ def local_rank_certificate(p: int, K: int, a, b, theta, *, prime: int = DEFAULT_
                    f"the bounds differ: {tr['lower']} <= rank <= {tr['upper']}")
 
 
-def certify_checkpoint(run, epoch: int, path=None, *, prime: int = DEFAULT_PRIME, seed: int = 0,
-                       self_check: bool = True) -> Emitted:
+def certify_checkpoint(run, epoch: int, path=None, *, tolerance=DEFAULT_TOLERANCE, prime: int = DEFAULT_PRIME,
+                       seed: int = 0, self_check: bool = True) -> Emitted:
     """:func:`local_rank_certificate` at checkpoint ``epoch`` of a run directory; written to ``path`` when given.
 
     The source records the run's configuration (informational, never read into the claim).
@@ -122,30 +155,11 @@ def certify_checkpoint(run, epoch: int, path=None, *, prime: int = DEFAULT_PRIME
     task = run.task()
     src = {"run": str(Path(run.path).name), "epoch": int(epoch), "config": asdict(cfg)}
     e = local_rank_certificate(cfg.p, cfg.width, task.a[task.train], task.b[task.train], run.theta(epoch),
-                               prime=prime, seed=seed, source=src, self_check=self_check)
+                               tolerance=tolerance, prime=prime, seed=seed, source=src,
+                               self_check=self_check)
     if path is not None:
         write_atomic(Path(path), render(e.certificate))
     return e
-
-
-#: A checkpoint's phase from its accuracies: ``memorising`` (fits the training data, validation at most 0.5),
-#: ``generalising`` (validation at least 0.95), ``transition`` otherwise (``untrained`` below 0.99 on training).
-PHASES = ("memorising", "generalising", "transition", "untrained")
-
-
-def phase(train_acc: float, val_acc: float) -> str:
-    """The phase of a checkpoint (:data:`PHASES`).
-
-    Examples
-    --------
-    >>> phase(1.0, 0.03), phase(1.0, 0.99), phase(1.0, 0.7), phase(0.4, 0.1)
-    ('memorising', 'generalising', 'transition', 'untrained')
-    """
-    if train_acc < 0.99:
-        return "untrained"
-    if val_acc >= 0.95:
-        return "generalising"
-    return "memorising" if val_acc <= 0.5 else "transition"
 
 
 def basin_verdict(rows) -> tuple:
@@ -194,32 +208,38 @@ def basin_verdict(rows) -> tuple:
 def judge_basin(claim, seed: int, source: dict) -> tuple:
     """Catalogue judge of a :class:`~algebra.claims.records.BasinClaim`: ``(emitted, None, index fields)``.
 
-    Trains the claim's run in a temporary directory, certifies its last memorising checkpoint and its
-    first generalising one (:func:`certify_checkpoint`, witness seed ``seed``) and decides with
-    :func:`basin_verdict`.  The file is the generalising checkpoint's certificate; the memorising one's
-    derived claim is summarised, with its sha256, in the index fields.  A run that never reaches both
-    phases is ``out of reach`` with that reason (no file).
+    Reads the claim's committed checkpoints (:func:`~algebra.grokking.checkpoints.read_basin_checkpoints`,
+    refusing a file whose sha256 is not the claim's), decides each one's phase from its exact accuracies
+    (:func:`~algebra.grokking.checkpoints.exact_accuracies`), certifies both with
+    :func:`local_rank_certificate` (witness seed ``seed``) and decides with :func:`basin_verdict`.  Nothing
+    is trained, so the certificate's bytes do not depend on the CPU.  The file is the generalising
+    checkpoint's certificate; the memorising one's derived claim is summarised, with its sha256, in the
+    index fields.  A checkpoint whose exact phase is not its role is ``out of reach`` with that reason (no file).
     """
-    import tempfile
+    from dataclasses import asdict
 
-    from algebra.grokking.runs import TrainConfig, train
+    from algebra.grokking.checkpoints import ROLES, exact_accuracies, read_basin_checkpoints
+    from algebra.grokking.runs import TrainConfig
+    from algebra.grokking.task import modular_addition
 
-    cfg = TrainConfig(**claim.config).validated()
-    with tempfile.TemporaryDirectory() as tmp:
-        run = train(Path(tmp) / "run", cfg)
-        rows = run.loss_data()
-        mem = [int(r["epoch"]) for r in rows if phase(r["train_acc"], r["val_acc"]) == "memorising"]
-        gen = [int(r["epoch"]) for r in rows if phase(r["train_acc"], r["val_acc"]) == "generalising"]
-        if not mem or not gen or gen[0] < mem[-1]:
-            return None, f"the run does not move from memorising to generalising (memorising epochs {mem[-3:]}, " \
-                         f"generalising {gen[:3]})", {}
-        picked, found = {}, []
-        for name, epoch in (("memorising", mem[-1]), ("generalising", gen[0])):
-            e = certify_checkpoint(run, epoch, seed=seed)
-            r = e.certificate["claim"]
-            acc = next(x for x in rows if int(x["epoch"]) == epoch)
-            picked[name] = (epoch, e, acc)
-            found.append({**r, "group": "run", "phase": name})
+    ck = read_basin_checkpoints(claim.checkpoints, claim.sha256)
+    cfg = TrainConfig(**ck.config).validated()
+    task = modular_addition(cfg.p, cfg.train_fraction, cfg.seed)
+    picked, found = {}, []
+    for name in ROLES:
+        epoch, theta = ck.epochs[name], ck.thetas[name]
+        tr, va = exact_accuracies(task, cfg.width, theta)
+        acc = {"train_acc": float(tr), "val_acc": float("nan") if va is None else float(va)}
+        if va is None or phase(tr, va) != name:
+            return None, f"the committed {name} checkpoint (epoch {epoch}) is " \
+                         f"{'untested (no validation data)' if va is None else phase(tr, va)} by its exact accuracies " \
+                         f"(train {tr}, validation {va})", {}
+        src = {"checkpoints": Path(claim.checkpoints).name, "checkpoints_sha256": ck.sha256, "epoch": int(epoch),
+               "config": asdict(cfg)}
+        e = local_rank_certificate(cfg.p, cfg.width, task.a[task.train], task.b[task.train], theta,
+                                   tolerance=claim.tolerance, seed=seed, source=src)
+        picked[name] = (epoch, e, acc)
+        found.append({**e.certificate["claim"], "group": "run", "phase": name})
     verdict, reason = basin_verdict(found)
     (em, m, macc), (eg, g, gacc) = picked["memorising"], picked["generalising"]
 
@@ -253,7 +273,7 @@ def basin_table(rows) -> str:
     lines = [head, "|" + "---|" * 16]
     for r in rows:
         lam = (f"{r['lambda']} (m = 1)" if r["lambda"] is not None else
-               (f"[{r['lambda_bounds'][0]}, {r['lambda_bounds'][1]}]" if r["lambda_bounds"] else "— not a proven minimiser"))
+               (f"[{r['lambda_bounds'][0]}, {r['lambda_bounds'][1]}]" if r["lambda_bounds"] else "— not critical"))
         lines.append(f"| {r['p']} | {r['train_fraction']:g} | {r['weight_decay']:g} | {r['seed']} | {r['epoch']} | "
                      f"{r['train_acc']:.3f} | {r['val_acc']:.3f} | {r['phase']} | {_rank_text(r['maps']['train'])} / "
                      f"{_rank_text(r['maps']['all'])} | {'yes' if r['maps']['train']['locally_constant'] else 'no'} | "
@@ -323,7 +343,7 @@ def estimates_table(rows, estimates) -> str:
         if rhat is None or not rhat <= RHAT_SUPPORTED:
             sgld += f" (R-hat {rhat:.2f})" if rhat is not None else " (R-hat undefined)"
         lap = "—" if e.get("llc_sgld_laplace") is None else f"{e['llc_sgld_laplace']:.1f}"
-        lam = r["lambda"] if r.get("lambda") is not None else "— not a proven minimiser"
+        lam = r["lambda"] if r.get("lambda") is not None else "— not critical"
         lines.append(f"| {r['p']} | {r['train_fraction']:g} | {r['weight_decay']:g} | {r['seed']} | {r['epoch']} | "
                      f"{r['phase']} | {r['train_acc']:.3f} / {r['val_acc']:.3f} | {_rank_text(r['maps']['train'])} | "
                      f"{lam} | {cal} | {sgld} | {lap} | {num(e['hutch'], e['hutch_se'])} | {r['k_eff']} |")

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 
@@ -173,27 +174,40 @@ def defect_claims(fast: bool) -> list:
     return out
 
 
+#: The committed checkpoints of the basin-selection claim (:mod:`algebra.grokking.checkpoints`) and their sha256.
+#: Written by (README, "Grokking"; the two variables pin numpy's and OpenBLAS's kernels, so these exact bytes
+#: come back on any x86-64 CPU with AVX2 -- other kernels train a run that differs in the last bits)::
+#:
+#:     NPY_DISABLE_CPU_FEATURES="X86_V3 X86_V4 AVX512_ICL AVX512_SPR" OPENBLAS_CORETYPE=Haswell \
+#:         neuroalgebra grok train --preset small --out runs/small
+#:     neuroalgebra grok basin runs/small --out algebra/claims/data/grokking-basin-p17-K32.json
+BASIN_CHECKPOINTS = Path(__file__).parent / "data" / "grokking-basin-p17-K32.json"
+BASIN_CHECKPOINTS_SHA256 = "66874fb5408eb0e12e35751cd0c495ba2600a75cfd3b9a75edcd54239caf9554"
+
+
 def basin_claims(fast: bool) -> list:
     """The basin-selection thesis on the ``small`` preset run (p = 17, K = 32, f = 0.5, wd = 1e-3, seed 0).
 
     The paper (Abstract; Section 5, Table 1: Corollary 5.3's memorising basin early, Corollary 5.4's
     structured basin late) says grokking moves from a higher-LLC memorising basin to a lower-LLC
-    generalising one.  The judge trains the run (about 3 s), certifies its last memorising and its first
-    generalising checkpoint and compares their lambdas where Theorem F.1 gives them.  Not in the fast
-    subset (training and two certificates take ~30 s).
+    generalising one.  The judge reads the run's last memorising and first generalising checkpoints
+    from the committed :data:`BASIN_CHECKPOINTS` (never re-training: the last bits of a trained weight
+    depend on the CPU), certifies both and compares their lambdas where Theorem F.1 gives them.  Not in
+    the fast subset (two certificates take ~30 s).
 
     Examples
     --------
     >>> basin_claims(fast=True), [c.id for c in basin_claims(fast=False)]
     ([], ['grokking-basin-selection-p17-K32'])
+    >>> basin_claims(fast=False)[0].notes["checkpoints"]
+    'algebra/claims/data/grokking-basin-p17-K32.json'
     """
     if fast:
         return []
-    config = {"p": 17, "width": 32, "train_fraction": 0.5, "seed": 0, "lr": 0.01, "weight_decay": 0.001,
-              "batch_size": 128, "epochs": 1500, "checkpoint_every": 25}
     return [BasinClaim(
         "grokking-basin-selection-p17-K32", GROKKING, "Abstract; Section 5 (Table 1); Section 7",
         "grokking corresponds to a transition from a higher-LLC (memorising) basin to a lower-LLC "
-        "(generalising) basin that dominates the posterior", config,
+        "(generalising) basin that dominates the posterior", str(BASIN_CHECKPOINTS), BASIN_CHECKPOINTS_SHA256,
         notes={"run": "the small preset (p = 17, K = 32, f = 0.5, lr 1e-2, wd 1e-3, batch 128, 1500 epochs, seed 0)",
+               "checkpoints": f"algebra/claims/data/{BASIN_CHECKPOINTS.name}",
                "sweep": "benchmarks/grok_basin.py (three sizes, two seeds, BENCHMARKS.md Grokking)"})]

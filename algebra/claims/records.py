@@ -13,7 +13,7 @@ kind                           object                              stated
 :class:`RepresentationClaim`   a graph-attention design            Lemma 1, (13)-(15)
 :class:`AttentionRankClaim`    ``softmax_rows(beta Q K^T)``         ``r_eps``
 :class:`SubnetworkClaim`       a CNN and a point of a subnetwork   ``rank d phi > dim F'``
-:class:`BasinClaim`            a grokking training run             lambda drops when it groks
+:class:`BasinClaim`            a grokking run's checkpoints        lambda drops when it groks
 =============================  ==================================  ===========================
 
 A claim's hypotheses (:class:`Hypothesis`) are decided, never assumed: by
@@ -200,12 +200,15 @@ class BasinClaim(Claim):
     """Grokking as basin selection: the generalising basin has a lower local learning coefficient than the
     memorising basin the run leaves (the grokking paper's thesis).
 
-    ``config`` is the training run (the fields of :class:`algebra.grokking.runs.TrainConfig`); its
-    memorising and first generalising checkpoints are certified as ``local_rank`` certificates at the
-    stated ``tolerance`` of ``||grad L_n||`` and compared where Theorem F.1 gives their lambda
-    (:func:`algebra.certify.local_rank.judge_basin`).
+    ``checkpoints`` is a committed file of :mod:`algebra.grokking.checkpoints` (the run's configuration,
+    its last memorising and first generalising checkpoints, written by ``neuroalgebra grok basin``) and
+    ``sha256`` the file's, checked on every read: training is not bit-reproducible across CPUs, so the
+    claim is about these exact weights, never a re-trained run.  Both checkpoints are certified as
+    ``local_rank`` certificates at the stated ``tolerance`` of ``||grad L_n||`` and compared where
+    Theorem F.1 gives their lambda (:func:`algebra.certify.local_rank.judge_basin`).
     """
 
-    config: dict
+    checkpoints: str
+    sha256: str
     tolerance: str = "1e-5"
     group: str = field(default="basin", kw_only=True)

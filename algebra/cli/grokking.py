@@ -19,6 +19,9 @@ Subcommands
                  ``grok dim RUN --epoch E [--certificate FILE]``: the certified local rank at
                  that checkpoint (training and full-data maps), ``||grad L_n||`` and the
                  lambda of Theorem F.1 where its hypotheses hold (a ``local_rank`` certificate).
+``grok basin RUN --out FILE``  the run's last memorising and first generalising checkpoints as a
+                 pinned data file (:mod:`algebra.grokking.checkpoints`; the catalogue's
+                 basin-selection claim certifies the committed one, never re-training it).
 
 Exit status 0 on success, 2 on bad input (the message names the argument).
 """
@@ -335,7 +338,8 @@ def _local_dim(args) -> int:
     run = _run_directory(args.run, "RUN")
     if args.certificate:
         _run_directory(Path(args.certificate).parent, "--certificate")
-    e = certify_checkpoint(run, args.epoch, args.certificate, self_check=not args.certificate)
+    e = certify_checkpoint(run, args.epoch, args.certificate, tolerance=args.tolerance,
+                           self_check=not args.certificate)
     claim = e.certificate["claim"]
     out = {"run": str(args.run), "epoch": args.epoch, "claim": {k: v for k, v in claim.items() if k != "text"},
            "text": claim["text"], "certificate": args.certificate, "verdict": e.verdict}
@@ -349,8 +353,9 @@ def _local_dim(args) -> int:
         rank = str(x["lower"]) if x["lower"] == x["upper"] else f"{x['lower']}..{x['upper']} (bounds differ)"
         lines.append((f"{m} map rank ({x['samples']} pairs)",
                       rank + ("  locally constant" if x["locally_constant"] else "")))
-    lines += [("||grad L_n|| <=", claim["gradient_norm_at_most"]),
-              ("L_n <=", claim["train_loss_at_most"] + ("  (exactly 0: a global minimiser)" if claim["minimiser"] else "")),
+    lines += [("||grad L_n|| <=", f"{claim['gradient_norm_at_most']}  (tolerance {claim['tolerance']}: "
+                                   f"{'critical' if claim['critical'] else 'not critical'})"),
+              ("L_n <=", claim["train_loss_at_most"]),
               ("lambda (Thm F.1)", f"{claim['lambda']}, m = {claim['multiplicity']}" if claim["lambda"] is not None
                else ("bounds " + ", ".join(claim["lambda_bounds"]) if claim["lambda_bounds"] else "none")
                + ("; hypothesis fails: " + "; ".join(claim["hypothesis_fails"]) if claim["hypothesis_fails"] else ""))]
@@ -358,6 +363,19 @@ def _local_dim(args) -> int:
         c = out["checker"]
         lines.append(("certificate", f"{c['path']} (independent checker: {'VERIFIED' if c['verified'] else 'REJECTED'})"))
     _print(out, args.json, lines)
+    return 0
+
+
+def _basin(args) -> int:
+    """``grok basin RUN --out FILE``: write the basin checkpoints file (:func:`write_basin_checkpoints`)."""
+    from algebra.grokking.checkpoints import write_basin_checkpoints
+
+    run = _run_directory(args.run, "RUN")
+    _run_directory(Path(args.out).parent, "--out")
+    ck = write_basin_checkpoints(run, args.out)
+    out = {"run": str(args.run), "file": str(args.out), "sha256": ck.sha256, "epochs": ck.epochs}
+    _print(out, args.json, [("file", out["file"]), ("sha256", ck.sha256)]
+           + [(f"{role} epoch", str(e)) for role, e in ck.epochs.items()])
     return 0
 
 
@@ -463,6 +481,8 @@ def register(subparsers) -> None:
                    help="a run directory: certify the local rank at its checkpoint --epoch (instead of --p/--width)")
     d.add_argument("--epoch", type=nonnegative_arg("--epoch"), default=None, help="the checkpoint of RUN")
     add_certificate_option(d)
+    d.add_argument("--tolerance", type=str, default="1e-5",  # a number, read exactly by tolerance_text
+                   help="||grad L_n|| at or below this counts as a critical point (Theorem F.1; default 1e-5)")
     d.add_argument("--p", type=integer_arg("--p"), default=None)
     d.add_argument("--width", type=integer_arg("--width"), default=None)
     d.add_argument("--train-fraction", default=None)  # read by _real("train_fraction") where it is used
@@ -473,3 +493,10 @@ def register(subparsers) -> None:
                    help="refuse above this predicted peak memory (suffixes K, M, G; default 16G)")
     d.add_argument("--json", action="store_true")
     d.set_defaults(handler=_dim)
+
+    b = sub.add_parser("basin", help="write RUN's last memorising and first generalising checkpoints as a pinned "
+                                     "data file (what the catalogue's basin-selection claim certifies)")
+    b.add_argument("run", metavar="RUN")
+    b.add_argument("--out", required=True, help="the checkpoints file (JSON, one weight in float.hex a line)")
+    b.add_argument("--json", action="store_true")
+    b.set_defaults(handler=_basin)

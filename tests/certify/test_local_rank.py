@@ -1,11 +1,17 @@
 """The basin-selection judge (algebra.certify.local_rank): phases, verdicts and the catalogue entry."""
 
+import hashlib
+from pathlib import Path
+
 import pytest
 
 from algebra.certify.catalogue import JUDGES
-from algebra.certify.local_rank import basin_table, basin_verdict, judge_basin
+from algebra.certify.local_rank import basin_table, basin_verdict, judge_basin, tolerance_text
 from algebra.claims.grokking import basin_claims
 from algebra.claims.records import BasinClaim
+from algebra.errors import CertificateError
+from algebra.grokking.checkpoints import _render, write_basin_checkpoints
+from algebra.grokking.runs import PRESETS, train
 
 
 def _row(group, ph, lam, rank=20, fails=None):
@@ -26,32 +32,48 @@ def test_verdicts_compare_only_within_one_training_set():
 def test_the_catalogue_has_the_claim_and_its_judge():
     (c,) = basin_claims(fast=False)
     assert isinstance(c, BasinClaim) and JUDGES[BasinClaim] is not None and basin_claims(fast=True) == []
-    assert c.config["weight_decay"] > 0 and c.location.startswith("Abstract")
+    assert Path(c.checkpoints).is_file() and len(c.sha256) == 64 and c.location.startswith("Abstract")
 
 
-def test_a_run_that_never_generalises_is_out_of_reach_without_a_file():
-    claim = BasinClaim("x", "grokking-basin-selection-llc", "Abstract", "s",
-                       {"p": 5, "width": 2, "train_fraction": 0.6, "seed": 0, "lr": 0.01, "weight_decay": 0.0,
-                        "batch_size": 128, "epochs": 4, "checkpoint_every": 2})
-    emitted, why, fields = judge_basin(claim, 0, claim.source)
-    assert emitted is None and "does not move from memorising to generalising" in why
+def _claim(path, sha256):
+    return BasinClaim("x", "grokking-basin-selection-llc", "Abstract", "s", str(path), sha256)
+
+
+def test_checkpoints_whose_exact_phase_is_not_their_role_are_out_of_reach_without_a_file(tmp_path):
+    run = train(tmp_path / "run", PRESETS["tiny"])
+    ck = write_basin_checkpoints(run, tmp_path / "ck.json")
+    swapped = _render(ck.config, ck.epochs, {"memorising": ck.thetas["generalising"],
+                                             "generalising": ck.thetas["memorising"]})
+    (tmp_path / "swapped.json").write_bytes(swapped)
+    emitted, why, fields = judge_basin(_claim(tmp_path / "swapped.json", hashlib.sha256(swapped).hexdigest()), 0, {})
+    assert emitted is None and fields == {}
+    assert why.startswith("the committed memorising checkpoint (epoch 500) is generalising by its exact accuracies")
+
+
+def test_a_tampered_checkpoints_file_is_refused_naming_it(tmp_path):
+    (c,) = basin_claims(fast=False)
+    data = Path(c.checkpoints).read_bytes().replace(b'"0x1.', b'"0x1.0', 1)
+    (tmp_path / "ck.json").write_bytes(data)
+    with pytest.raises(CertificateError, match=r"checkpoints file .*ck\.json: sha256 .* is not the recorded"):
+        judge_basin(_claim(tmp_path / "ck.json", c.sha256), 0, {})
 
 
 @pytest.mark.slow  # trains the tiny preset and certifies two checkpoints (~20 s)
-def test_the_judge_certifies_a_grokking_run():
-    claim = BasinClaim("x", "grokking-basin-selection-llc", "Abstract", "s",
-                       {"p": 13, "width": 32, "train_fraction": 0.6, "seed": 0, "lr": 0.01, "weight_decay": 0.001,
-                        "batch_size": 128, "epochs": 800, "checkpoint_every": 25})
-    emitted, why, fields = judge_basin(claim, 0, claim.source)
+def test_the_judge_certifies_a_grokking_run(tmp_path):
+    run = train(tmp_path / "run", PRESETS["tiny"])
+    ck = write_basin_checkpoints(run, tmp_path / "ck.json")
+    emitted, why, fields = judge_basin(_claim(ck.path, ck.sha256), 0, {})
     c = emitted.certificate["claim"]
     assert why is None and emitted.kind == "local_rank" and c["maps"]["train"]["locally_constant"]
-    assert emitted.verdict in ("confirmed", "refuted", "out of reach") and "memorising epoch" in fields["proven"]
+    assert emitted.certificate["source"]["epoch"] == ck.epochs["generalising"] == 625
+    assert emitted.verdict in ("confirmed", "refuted", "out of reach") and "memorising epoch 500" in fields["proven"]
 
 
-def test_table_renders_ranks_and_lambda():
+def test_table_and_tolerance_spelling():
     row = {**_row("a", "memorising", "722"), "p": 17, "train_fraction": 0.5, "weight_decay": 0.0, "seed": 0,
            "epoch": 25, "train_acc": 1.0, "val_acc": 0.1, "gradient_norm_at_most": "1.00e-2", "wd_theta": 0.0,
            "train_loss_at_most": "1.00e-3", "lambda_bounds": None, "llc_sgld": 30.0, "llc_sgld_se": 2.0, "k_eff": 32}
     row["maps"]["all"] = {"lower": 30, "upper": 31}
     text = basin_table([row])
     assert "| 20 / 30..31 |" in text and "722 (m = 1)" in text
+    assert tolerance_text("0.00001") == "1e-5"
