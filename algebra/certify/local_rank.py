@@ -8,8 +8,9 @@ independent checker (:mod:`algebra.checker.local_rank`) derives: the ranks (or
 their bounds, saying where they differ), whether they are locally constant, the
 exact ``||grad L_n||`` and ``L_n`` as decimal upper bounds, and the learning
 coefficient ``lambda = rank / 2, m = 1`` of the paper's Theorem F.1 / Corollary F.2
-when the point is critical to the stated tolerance and the rank is locally
-constant (otherwise which hypothesis fails).
+when the exact training loss there is 0 (a proven global minimiser of ``L_n >= 0``)
+and the rank is locally constant (otherwise which hypothesis fails).  The file
+states no tolerance: the checker's rules alone decide (docs/certificate-format.md).
 """
 
 from __future__ import annotations
@@ -24,38 +25,7 @@ from algebra.errors import CertificateError, InputError
 from algebra.exact.field import DEFAULT_PRIME
 from algebra.grokking.checkpoints import PHASES, phase  # re-exported: the basin tables use them
 
-__all__ = ["DEFAULT_TOLERANCE", "PHASES", "network_block", "local_rank_certificate", "certify_checkpoint", "tolerance_text",
-           "phase", "basin_verdict", "basin_table", "estimates_table", "judge_basin"]
-
-#: The stated tolerance of ``||grad L_n||`` at or below which a checkpoint is treated as a critical point of
-#: ``L_n`` (``--tolerance``).  Measured (BENCHMARKS.md "Grokking"): minibatch Adam leaves every checkpoint of the
-#: basin sweep at ``||grad L_n|| ~ 1e-2``, with or without weight decay (which alone holds a stationary point of
-#: the regularised objective at ``grad L_n = -wd theta``), three orders of magnitude above it.
-DEFAULT_TOLERANCE = "1e-5"
-
-
-def tolerance_text(tol) -> str:
-    """A tolerance as the checker's canonical spelling (``1e-5``, ``2.5e-3``).
-
-    Examples
-    --------
-    >>> tolerance_text("1e-5"), tolerance_text(0.0025), tolerance_text("1E-03")
-    ('1e-5', '2.5e-3', '1e-3')
-    >>> tolerance_text("-1")
-    Traceback (most recent call last):
-    ...
-    algebra.errors.InputError: invalid --tolerance='-1': expected a positive finite number such as 1e-5
-    """
-    try:
-        v = float(tol)
-    except (TypeError, ValueError):
-        v = float("nan")
-    if not np.isfinite(v) or v <= 0:
-        raise InputError("--tolerance", str(tol), "a positive finite number such as 1e-5")
-    mant, _, ex = f"{v:.15e}".partition("e")
-    mant = mant.rstrip("0").rstrip(".")
-    return f"{mant}e{int(ex)}"
-
+__all__ = ["PHASES", "network_block", "local_rank_certificate", "certify_checkpoint", "phase", "basin_verdict", "basin_table", "estimates_table", "judge_basin"]
 
 def network_block(p: int, K: int, a, b, theta) -> dict:
     """The ``network`` block: ``p``, ``K``, the training pairs as a sorted set and ``theta`` in short hex.
@@ -76,8 +46,7 @@ def network_block(p: int, K: int, a, b, theta) -> dict:
     return {"p": int(p), "width": int(K), "train": [list(t) for t in pairs], "theta": [short_hex(v) for v in theta]}
 
 
-def local_rank_certificate(p: int, K: int, a, b, theta, *, tolerance=DEFAULT_TOLERANCE, prime: int = DEFAULT_PRIME,
-                           seed: int = 0, source: dict | None = None, attempts: int = 3,
+def local_rank_certificate(p: int, K: int, a, b, theta, *, prime: int = DEFAULT_PRIME, seed: int = 0, source: dict | None = None, attempts: int = 3,
                            self_check: bool = True) -> Emitted:
     """Certify the local rank of the training and full-data maps at ``theta`` (module docstring).
 
@@ -94,8 +63,8 @@ def local_rank_certificate(p: int, K: int, a, b, theta, *, tolerance=DEFAULT_TOL
     >>> th = np.random.default_rng(0).standard_normal(30)
     >>> e = local_rank_certificate(5, 2, t.a[t.train], t.b[t.train], th)
     >>> m = e.certificate["claim"]["maps"]
-    >>> (m["train"]["lower"], m["train"]["upper"]), (m["all"]["lower"], m["all"]["upper"]), e.certificate["claim"]["critical"]
-    ((26, 26), (26, 26), False)
+    >>> (m["train"]["lower"], m["train"]["upper"]), (m["all"]["lower"], m["all"]["upper"]), e.certificate["claim"]["lambda"]
+    ((26, 26), (26, 26), None)
     """
     from algebra.checker import Reject
     from algebra.checker.local_rank import derive_local_rank_claim
@@ -103,7 +72,6 @@ def local_rank_certificate(p: int, K: int, a, b, theta, *, tolerance=DEFAULT_TOL
     from algebra.grokking.local_rank import all_pairs, dyadic_point, field_witness, map_witness
 
     net = network_block(p, K, a, b, theta)
-    tol = tolerance_text(tolerance)
     pa = np.array([t[0] for t in net["train"]], dtype=np.int64)
     pb = np.array([t[1] for t in net["train"]], dtype=np.int64)
     M, _ = dyadic_point(theta)
@@ -123,7 +91,7 @@ def local_rank_certificate(p: int, K: int, a, b, theta, *, tolerance=DEFAULT_TOL
             break
         q = next(c for c in range(q - 2, 2, -2) if is_prime(c))
     cert = _header("local_rank", source)
-    cert.update(network=net, tolerance=tol, witnesses=best, seed=int(seed))
+    cert.update(network=net, witnesses=best, seed=int(seed))
     try:
         cert["claim"] = derive_local_rank_claim(cert, [])
     except Reject as exc:
@@ -137,8 +105,8 @@ def local_rank_certificate(p: int, K: int, a, b, theta, *, tolerance=DEFAULT_TOL
                    f"the bounds differ: {tr['lower']} <= rank <= {tr['upper']}")
 
 
-def certify_checkpoint(run, epoch: int, path=None, *, tolerance=DEFAULT_TOLERANCE, prime: int = DEFAULT_PRIME,
-                       seed: int = 0, self_check: bool = True) -> Emitted:
+def certify_checkpoint(run, epoch: int, path=None, *, prime: int = DEFAULT_PRIME, seed: int = 0,
+                       self_check: bool = True) -> Emitted:
     """:func:`local_rank_certificate` at checkpoint ``epoch`` of a run directory; written to ``path`` when given.
 
     The source records the run's configuration (informational, never read into the claim).
@@ -155,8 +123,7 @@ def certify_checkpoint(run, epoch: int, path=None, *, tolerance=DEFAULT_TOLERANC
     task = run.task()
     src = {"run": str(Path(run.path).name), "epoch": int(epoch), "config": asdict(cfg)}
     e = local_rank_certificate(cfg.p, cfg.width, task.a[task.train], task.b[task.train], run.theta(epoch),
-                               tolerance=tolerance, prime=prime, seed=seed, source=src,
-                               self_check=self_check)
+                               prime=prime, seed=seed, source=src, self_check=self_check)
     if path is not None:
         write_atomic(Path(path), render(e.certificate))
     return e
@@ -237,7 +204,7 @@ def judge_basin(claim, seed: int, source: dict) -> tuple:
         src = {"checkpoints": Path(claim.checkpoints).name, "checkpoints_sha256": ck.sha256, "epoch": int(epoch),
                "config": asdict(cfg)}
         e = local_rank_certificate(cfg.p, cfg.width, task.a[task.train], task.b[task.train], theta,
-                                   tolerance=claim.tolerance, seed=seed, source=src)
+                                   seed=seed, source=src)
         picked[name] = (epoch, e, acc)
         found.append({**e.certificate["claim"], "group": "run", "phase": name})
     verdict, reason = basin_verdict(found)
@@ -273,7 +240,7 @@ def basin_table(rows) -> str:
     lines = [head, "|" + "---|" * 16]
     for r in rows:
         lam = (f"{r['lambda']} (m = 1)" if r["lambda"] is not None else
-               (f"[{r['lambda_bounds'][0]}, {r['lambda_bounds'][1]}]" if r["lambda_bounds"] else "— not critical"))
+               (f"[{r['lambda_bounds'][0]}, {r['lambda_bounds'][1]}]" if r["lambda_bounds"] else "— not a proven minimiser"))
         lines.append(f"| {r['p']} | {r['train_fraction']:g} | {r['weight_decay']:g} | {r['seed']} | {r['epoch']} | "
                      f"{r['train_acc']:.3f} | {r['val_acc']:.3f} | {r['phase']} | {_rank_text(r['maps']['train'])} / "
                      f"{_rank_text(r['maps']['all'])} | {'yes' if r['maps']['train']['locally_constant'] else 'no'} | "
@@ -343,7 +310,7 @@ def estimates_table(rows, estimates) -> str:
         if rhat is None or not rhat <= RHAT_SUPPORTED:
             sgld += f" (R-hat {rhat:.2f})" if rhat is not None else " (R-hat undefined)"
         lap = "—" if e.get("llc_sgld_laplace") is None else f"{e['llc_sgld_laplace']:.1f}"
-        lam = r["lambda"] if r.get("lambda") is not None else "— not critical"
+        lam = r["lambda"] if r.get("lambda") is not None else "— not a proven minimiser"
         lines.append(f"| {r['p']} | {r['train_fraction']:g} | {r['weight_decay']:g} | {r['seed']} | {r['epoch']} | "
                      f"{r['phase']} | {r['train_acc']:.3f} / {r['val_acc']:.3f} | {_rank_text(r['maps']['train'])} | "
                      f"{lam} | {cal} | {sgld} | {lap} | {num(e['hutch'], e['hutch_se'])} | {r['k_eff']} |")

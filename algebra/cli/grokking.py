@@ -338,8 +338,7 @@ def _local_dim(args) -> int:
     run = _run_directory(args.run, "RUN")
     if args.certificate:
         _run_directory(Path(args.certificate).parent, "--certificate")
-    e = certify_checkpoint(run, args.epoch, args.certificate, tolerance=args.tolerance,
-                           self_check=not args.certificate)
+    e = certify_checkpoint(run, args.epoch, args.certificate, self_check=not args.certificate)
     claim = e.certificate["claim"]
     out = {"run": str(args.run), "epoch": args.epoch, "claim": {k: v for k, v in claim.items() if k != "text"},
            "text": claim["text"], "certificate": args.certificate, "verdict": e.verdict}
@@ -353,9 +352,8 @@ def _local_dim(args) -> int:
         rank = str(x["lower"]) if x["lower"] == x["upper"] else f"{x['lower']}..{x['upper']} (bounds differ)"
         lines.append((f"{m} map rank ({x['samples']} pairs)",
                       rank + ("  locally constant" if x["locally_constant"] else "")))
-    lines += [("||grad L_n|| <=", f"{claim['gradient_norm_at_most']}  (tolerance {claim['tolerance']}: "
-                                   f"{'critical' if claim['critical'] else 'not critical'})"),
-              ("L_n <=", claim["train_loss_at_most"]),
+    lines += [("||grad L_n|| <=", claim["gradient_norm_at_most"]),
+              ("L_n <=", claim["train_loss_at_most"] + ("  (exactly 0: a global minimiser)" if claim["minimiser"] else "")),
               ("lambda (Thm F.1)", f"{claim['lambda']}, m = {claim['multiplicity']}" if claim["lambda"] is not None
                else ("bounds " + ", ".join(claim["lambda_bounds"]) if claim["lambda_bounds"] else "none")
                + ("; hypothesis fails: " + "; ".join(claim["hypothesis_fails"]) if claim["hypothesis_fails"] else ""))]
@@ -481,8 +479,6 @@ def register(subparsers) -> None:
                    help="a run directory: certify the local rank at its checkpoint --epoch (instead of --p/--width)")
     d.add_argument("--epoch", type=nonnegative_arg("--epoch"), default=None, help="the checkpoint of RUN")
     add_certificate_option(d)
-    d.add_argument("--tolerance", type=str, default="1e-5",  # a number, read exactly by tolerance_text
-                   help="||grad L_n|| at or below this counts as a critical point (Theorem F.1; default 1e-5)")
     d.add_argument("--p", type=integer_arg("--p"), default=None)
     d.add_argument("--width", type=integer_arg("--width"), default=None)
     d.add_argument("--train-fraction", default=None)  # read by _real("train_fraction") where it is used
