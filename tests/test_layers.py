@@ -24,11 +24,12 @@ import algebra
 ROOT = Path(algebra.__file__).parent
 
 #: package (or top-level module) -> layer; the root ``algebra/__init__.py`` and ``errors`` are the bottom
-LAYERS = {"errors": 0, "(root)": 0, "files": 0, "version": 0, "exact": 1, "models": 2, "engine": 3, "sweep": 3,
+LAYERS = {"errors": 0, "(root)": 0, "files": 0, "inputs": 0, "version": 0, "exact": 1, "models": 2, "engine": 3, "sweep": 3,
           "geometry": 4, "slt": 4, "numeric": 4, "graph": 4, "grokking": 4, "attention_rank": 4,
           "claims": 5, "certify": 6, "cli": 7, "api": 7, "__main__": 8}
-#: the only imports between analyses (same layer): what each one builds on
-ANALYSIS_EDGES = {("(root)", "errors"), ("(root)", "version"), ("graph", "slt"), ("graph", "numeric"), ("grokking", "numeric"), ("grokking", "slt"),
+#: the only imports between analyses (same layer): what each one builds on; in layer 0, ``inputs`` (the one door
+#: for every input) raises the errors of ``errors``
+ANALYSIS_EDGES = {("(root)", "errors"), ("(root)", "version"), ("inputs", "errors"), ("graph", "slt"), ("graph", "numeric"), ("grokking", "numeric"), ("grokking", "slt"),
                   ("numeric", "slt")}
 CHECKER = "checker"
 #: the one upward edge: the root resolves its public names from ``algebra.api`` (the top layer, beside ``cli``)

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from algebra import inputs
 from algebra.errors import InputError, ResourceError
 
 __all__ = [
@@ -565,9 +566,8 @@ def check_multiplier(m, argument: str = "multiplier") -> float:
     ...
     algebra.errors.InputError: invalid multiplier=1e+308: expected a number in (0, 1e+06] (MAX_MULTIPLIER)
     """
-    if isinstance(m, bool) or not isinstance(m, (int, float, np.integer, np.floating)) or not 0 < m <= MAX_MULTIPLIER:
-        raise InputError(argument, m, f"a number in (0, {MAX_MULTIPLIER:g}] (MAX_MULTIPLIER)")
-    return float(m)
+    return inputs.real(m, argument, low=0, high=MAX_MULTIPLIER, low_open=True,
+                       allowed=f"a number in (0, {MAX_MULTIPLIER:g}] (MAX_MULTIPLIER)")
 
 
 def head_table(length: int = 128, *, multipliers=MULTIPLIERS, eps_list=EPSILONS, layers=None,

@@ -1,6 +1,8 @@
 """Argument types, validators and options shared by every command of ``neuroalgebra``.
 
-One mechanism per job: every integer option of every command goes through
+One mechanism per job: every value is parsed and range-checked by :mod:`algebra.inputs`
+(the one door the Python API goes through too); this module holds its argparse wrappers.
+Every integer option of every command goes through
 :func:`parse_integer` (ASCII digits only), through an argparse type built
 here (:func:`integer_arg`, :func:`positive_arg`, :func:`nonnegative_arg`,
 :func:`prime_arg`) or through :func:`parse_memory` for byte sizes; a real
@@ -18,10 +20,10 @@ import argparse
 import contextlib
 import re
 
+from algebra import inputs
 from algebra.engine.dimension import parse_memory
 from algebra.errors import InputError
-from algebra.exact.field import MAX_PRIME, is_prime
-from algebra.models.base import positive_int
+from algebra.exact.field import MAX_PRIME
 
 __all__ = [
     "parse_integer",
@@ -48,21 +50,16 @@ __all__ = [
     "sweep_options",
 ]
 
-# ASCII digits only: int() also reads '١' and '５', str.isdigit() also accepts '²' (which int() refuses).
-# A command line is one spelling of its model: every integer option goes through parse_integer.
-_INTEGER = re.compile(r"[+-]?[0-9]+")
-# the same rule for real numbers: float() also reads '١.٥', '1_0', 'nan' and 'infinity'
-_REAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+# ASCII digits only (int() also reads '١' and '５'; float() also reads 'nan' and '1_0'): the rules live in
+# algebra.inputs, the one door every input goes through; these are its argparse wrappers.
 
 
 # -- argument types ---------------------------------------------------------------------------
 
 
 def parse_integer(text, argument: str, *, minimum: int | None = None, allowed: str | None = None) -> int:
-    """An integer written in ASCII decimal digits (optional sign), ``>= minimum`` when given.
-
-    The range check is :func:`algebra.models.base.positive_int`, the library's validator of integer
-    arguments; this function only adds the spelling rule for text.
+    """An integer written in ASCII decimal digits (optional sign), ``>= minimum`` when given:
+    :func:`algebra.inputs.parse_integer`, the one reader of integer text.
 
     Examples
     --------
@@ -77,22 +74,13 @@ def parse_integer(text, argument: str, *, minimum: int | None = None, allowed: s
     ...
     algebra.errors.InputError: invalid --n='0': expected an integer >= 1
     """
-    t = str(text).strip()
-    if not _INTEGER.fullmatch(t):
-        what = allowed or ("an integer" if minimum is None else f"an integer >= {minimum}")
-        raise InputError(argument, text, f"{what} in ASCII digits")
-    value = int(t)
-    if minimum is not None:
-        try:
-            positive_int(argument, value, minimum=minimum)
-        except InputError:
-            raise InputError(argument, text, allowed or f"an integer >= {minimum}") from None
-    return value
+    return inputs.parse_integer(text, argument, minimum=minimum, allowed=allowed)
 
 
 def parse_integers(text, argument: str, *, minimum: int | None = None, min_length: int = 1,
                    allowed: str | None = None) -> tuple:
-    """``"3,4,1"`` -> ``(3, 4, 1)``: at least ``min_length`` :func:`parse_integer` entries separated by commas.
+    """``"3,4,1"`` -> ``(3, 4, 1)``: at least ``min_length`` entries separated by commas
+    (:func:`algebra.inputs.parse_integers`).
 
     Examples
     --------
@@ -103,18 +91,7 @@ def parse_integers(text, argument: str, *, minimum: int | None = None, min_lengt
     ...
     algebra.errors.InputError: invalid --layers='1,٢': expected integers separated by commas
     """
-    if allowed is None:
-        count = "" if min_length <= 1 else f"at least {min_length} "
-        kind = "integers" if minimum is None else ("non-negative integers" if minimum == 0 else
-                                                   "positive integers" if minimum == 1 else f"integers >= {minimum}")
-        allowed = f"{count}{kind} separated by commas"
-    parts = str(text).split(",")
-    if len(parts) < min_length:
-        raise InputError(argument, text, allowed)
-    try:
-        return tuple(parse_integer(p, argument, minimum=minimum) for p in parts)
-    except InputError:
-        raise InputError(argument, text, allowed) from None
+    return inputs.parse_integers(text, argument, minimum=minimum, min_length=min_length, allowed=allowed)
 
 
 def parse_widths(text: str, argument: str = "--widths", *, min_length: int = 2) -> tuple:
@@ -210,16 +187,11 @@ def prime_arg(name: str = "--prime"):
     ...
     argparse.ArgumentTypeError: invalid --prime='100': expected a prime below 2097152
     """
-    allowed = f"a prime below {MAX_PRIME}"
-
     def parse(text: str) -> int:
         try:
-            value = parse_integer(text, name, allowed=allowed)
-            if not 2 <= value < MAX_PRIME or not is_prime(value):
-                raise InputError(name, text, allowed)
+            return inputs.parse_prime(text, name, below=MAX_PRIME)
         except InputError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
-        return value
 
     parse.integer_option = name
     return parse
@@ -246,22 +218,7 @@ def parse_real(text, argument: str, *, low: float | None = None, high: float | N
     ...
     algebra.errors.InputError: invalid --beta='1e308': expected a number in [0, 1e+06]
     """
-    if low is not None and high is not None:
-        what = f"a number in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
-    elif low is not None:
-        what = f"a number {'>' if low_open else '>='} {low:g}"
-    elif high is not None:
-        what = f"a number {'<' if high_open else '<='} {high:g}"
-    else:
-        what = "a finite number"
-    t = str(text).strip()
-    if not _REAL.fullmatch(t):
-        raise InputError(argument, text, f"{what} in ASCII digits")
-    value = float(t)  # finite: the pattern has no nan/inf, and an overflow to inf is refused here
-    if not (abs(value) < float("inf") and (low is None or (value > low if low_open else value >= low))
-            and (high is None or (value < high if high_open else value <= high))):
-        raise InputError(argument, text, what)
-    return value
+    return inputs.parse_real(text, argument, low=low, high=high, low_open=low_open, high_open=high_open)
 
 
 def real_arg(name: str, **bounds):

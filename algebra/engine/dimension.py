@@ -76,6 +76,7 @@ import numpy as np
 from algebra.engine.bottleneck import bottleneck_bounds
 from algebra.engine.fields import symmetry_pivots, symmetry_rank
 from algebra.engine.identities import IdentityCheck, cramer_fields_hold, image_equations_hold, kernel_fields_hold
+from algebra import inputs
 from algebra.errors import AlgebraError, InputError, NotFinishedError, ResourceError
 from algebra.exact.field import DEFAULT_PRIME, PrimeField, RationalField
 from algebra.exact.elimination import blas_supports, predicted_peak_bytes
@@ -222,8 +223,9 @@ def _check_size(rows: int, P: int, limit: int) -> None:
         )
 
 
-def parse_memory(value) -> int:
-    """Bytes from an int or a string with an optional binary suffix (``K``, ``M``, ``G``, ``T``; ``B`` allowed).
+def parse_memory(value, argument: str = "--max-memory") -> int:
+    """Bytes from an int or a string with an optional binary suffix (``K``, ``M``, ``G``, ``T``; ``B`` allowed):
+    :func:`algebra.inputs.memory`, kept under this name as the argparse type of ``--max-memory``.
 
     Examples
     --------
@@ -233,26 +235,8 @@ def parse_memory(value) -> int:
     Traceback (most recent call last):
     ...
     algebra.errors.InputError: invalid --max-memory='٨G': expected bytes, e.g. 8G, 512M or 1000000
-    >>> parse_memory("lots")
-    Traceback (most recent call last):
-    ...
-    algebra.errors.InputError: invalid --max-memory='lots': expected bytes, e.g. 8G, 512M or 1000000
     """
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 0:
-        return int(value)
-    text = str(value).strip().upper().removesuffix("B").removesuffix("I")
-    if not text.isascii():  # float() also reads '١' and '５': one spelling, ASCII digits
-        raise InputError("--max-memory", value, "bytes, e.g. 8G, 512M or 1000000")
-    scale = 1
-    if text[-1:] in "KMGT" and text[-1:]:
-        scale, text = 1024 ** ("KMGT".index(text[-1]) + 1), text[:-1]
-    try:
-        number = float(text)
-    except ValueError:
-        number = -1.0
-    if not (0 <= number < 2**63) or number != number:
-        raise InputError("--max-memory", value, "bytes, e.g. 8G, 512M or 1000000")
-    return int(number * scale)
+    return inputs.memory(value, argument)
 
 
 def _gb(n: int) -> str:

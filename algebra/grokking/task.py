@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from algebra import inputs
 from algebra.errors import InputError
-from algebra.exact.field import is_prime
 from algebra.models.base import positive_int
 
 __all__ = ["ModularAddition", "modular_addition", "check_prime", "check_fraction", "train_size"]
@@ -33,9 +33,7 @@ def check_prime(p, *, argument: str = "--p") -> int:
     ...
     algebra.errors.InputError: invalid --p=9: expected a prime >= 2
     """
-    if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or not is_prime(int(p)):
-        raise InputError(argument, p, "a prime >= 2")
-    return int(p)
+    return inputs.prime(p, argument)
 
 
 def check_fraction(f, *, argument: str = "--train-fraction") -> float:
@@ -50,13 +48,7 @@ def check_fraction(f, *, argument: str = "--train-fraction") -> float:
     ...
     algebra.errors.InputError: invalid --train-fraction=0: expected a number in (0, 1]
     """
-    try:
-        v = float(f)
-    except (TypeError, ValueError):
-        raise InputError(argument, f, "a number in (0, 1]") from None
-    if not 0.0 < v <= 1.0:
-        raise InputError(argument, f, "a number in (0, 1]")
-    return v
+    return inputs.real(f, argument, low=0.0, high=1.0, low_open=True)
 
 
 def train_size(p: int, f: float) -> int:

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from algebra import inputs
 from algebra.errors import InputError, NotFinishedError
 
 __all__ = ["Model", "NoInputModel", "monomial_count", "positive_int", "int_list", "layer_widths", "MAX_LAYERS"]
@@ -51,24 +52,23 @@ def monomial_count(n: int, degree: int, *, homogeneous: bool) -> int:
 
 
 def positive_int(name: str, value: Any, *, minimum: int = 1) -> int:
-    """Validate an integer argument ``>= minimum`` (``bool`` is refused)."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise InputError(name, value, f"an integer >= {minimum}")
-    return int(value)
+    """An integer argument ``>= minimum``: :func:`algebra.inputs.integer` (``bool`` and floats refused).
+
+    Examples
+    --------
+    >>> positive_int("width", 3)
+    3
+    >>> positive_int("width", 2.7)
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid width=2.7: expected an integer >= 1 (not a float)
+    """
+    return inputs.integer(value, name, minimum=minimum)
 
 
 def int_list(name: str, values: Any, *, minimum: int = 1, min_length: int = 1) -> tuple:
-    """Validate a sequence of integers ``>= minimum`` of length ``>= min_length``."""
-    try:
-        items = tuple(values)
-    except TypeError:
-        raise InputError(name, values, "a sequence of integers") from None
-    if len(items) < min_length:
-        raise InputError(name, values, f"at least {min_length} integers")
-    for v in items:
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < minimum:
-            raise InputError(name, values, f"integers >= {minimum}")
-    return tuple(int(v) for v in items)
+    """A sequence of integers ``>= minimum`` of length ``>= min_length``: :func:`algebra.inputs.integers`."""
+    return inputs.integers(values, name, minimum=minimum, min_length=min_length)
 
 
 def layer_widths(name: str, values: Any) -> tuple:
@@ -89,7 +89,7 @@ def layer_widths(name: str, values: Any) -> tuple:
         n = None
     if n is not None and n - 1 > MAX_LAYERS:  # refused before reading the entries
         raise InputError(name, f"{n} widths", f"at most {MAX_LAYERS + 1} widths ({MAX_LAYERS} layers, MAX_LAYERS)")
-    return int_list(name, values, minimum=1, min_length=2)
+    return inputs.integers(values, name, minimum=1, min_length=2, max_length=MAX_LAYERS + 1)
 
 
 class Model(ABC):

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from algebra import inputs
 from algebra.errors import InputError, ResourceError
 
 __all__ = [
@@ -111,13 +112,7 @@ def _check_materialised(n, features: int) -> None:
 
 
 def _positive_ints(name: str, values) -> tuple:
-    try:
-        out = tuple(int(v) for v in values)
-    except (TypeError, ValueError):
-        raise InputError(name, values, "a sequence of positive integers") from None
-    if not out or any(v <= 0 for v in out):
-        raise InputError(name, values, "a sequence of positive integers")
-    return out
+    return inputs.integers(values, name, minimum=1)
 
 
 class FactorProduct:

@@ -25,12 +25,12 @@ dimension engine.
 
 from __future__ import annotations
 
-import operator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import combinations
 from typing import Any, Sequence
 
+from algebra import inputs
 from algebra.errors import DomainError, InputError
 
 __all__ = [
@@ -101,16 +101,8 @@ class LearningCoefficient:
 
 
 def _integer(argument: str, value: object, minimum: int, allowed: str) -> int:
-    """Return ``value`` as an int >= minimum, or raise InputError."""
-    if isinstance(value, bool):
-        raise InputError(argument, value, allowed)
-    try:
-        n = operator.index(value)
-    except TypeError:
-        raise InputError(argument, value, allowed) from None
-    if n < minimum:
-        raise InputError(argument, value, allowed)
-    return n
+    """``value`` as an int >= minimum (:func:`algebra.inputs.integer`), or InputError."""
+    return inputs.integer(value, argument, minimum=minimum, allowed=allowed)
 
 
 def _positive(argument: str, value: object) -> int:
