@@ -250,18 +250,6 @@ _ENGINE_FLAGS = {"prime": "--prime", "samples": "--samples", "mode": "--mode", "
                  "max_memory": "--max-memory", "witness": "--witness"}
 
 
-def _check_samples(args, model) -> None:
-    """Refuse ``--samples`` whose sample Jacobian (samples x outputs rows, P columns) exceeds ``--max-memory``."""
-    if args.samples is None:
-        return
-    rows = args.samples * max(model.n_outputs, 1)
-    need = JACOBIAN_BYTES_PER_ENTRY * rows * max(model.parameter_count, model.n_inputs, 1)
-    if args.max_memory is not None and need > args.max_memory:
-        raise InputError("--samples", args.samples,
-                         f"fewer samples: a {rows:,} x {model.parameter_count:,} sample Jacobian needs about "
-                         f"{need / 2**30:.3g} GiB, above --max-memory = {args.max_memory / 2**30:.3g} GiB")
-
-
 def _size_error(args, exc: ResourceError) -> InputError:
     """A refused size, reported against the family's size arguments (exit status 2)."""
     if getattr(exc, "argument", None) not in (None, "--max-memory"):  # the engine named the option (e.g. --over-q)
@@ -328,7 +316,6 @@ def _run_dim(args) -> int:
             print(_table([_row(label, r) for label, r in results]))
         return 0
     model = model_from_args(args)
-    _check_samples(args, model)
     if args.certificate and args.samples is not None:
         raise InputError("--samples", args.samples, "no --samples with --certificate (the certificate's route chooses "
                          "its sample inputs; drop --samples)")
@@ -561,14 +548,12 @@ def _run_singular(args) -> int:
         from algebra.geometry.singular import ideal_singular_locus
 
         with generators_named("--ideal"):
-            r = ideal_singular_locus(args.ideal, args.variables, codim=args.codim)
+            r = ideal_singular_locus(args.ideal, args.variables, codim=args.codim, method=args.method,
+                                     timeout=args.timeout)
         if args.json:
             reports.append(r)
         else:
-            print(f"ideal ({', '.join(r['generators'])}) in Q[{', '.join(r['variables'])}], codim {r['codim']}"
-                  + ("; V(I) is empty" if r["variety_empty"] else ""))
-            print(f"  singular locus: {r['singular_locus']}; Groebner basis of I + minors: {', '.join(r['groebner'])}")
-            print(f"  hypothesis: {r['hypothesis']}")
+            _print_ideal_locus(r)
     if args.example:
         reports.append(symbolic_example(args.example))
     if args.claim:
@@ -593,6 +578,25 @@ def _run_singular(args) -> int:
                 print(f"  {c['size']} {c['stratum']}: expected {c['expected']}, observed {c['observed']} -> {c['verdict']}")
     # exit 1 when something was refuted or a symbolic example not confirmed; "out of reach" is not a failure
     return 1 if any(r.get("verdict") in ("refuted", "not confirmed") for r in reports) else 0
+
+
+def _yes_no(holds) -> str:
+    return {True: "yes", False: "no", None: "not decided"}[holds]
+
+
+def _print_ideal_locus(r) -> None:
+    """The text form of :func:`~algebra.geometry.singular.ideal_singular_locus`: hypotheses first, then the locus."""
+    ring = f"Q[{', '.join(r['variables'])}]"
+    shape = "V(I) is empty" if r["variety_empty"] else f"dim V(I) = {r['dimension']}, codim {r['codim']}"
+    print(f"ideal ({', '.join(r['generators'])}) in {ring}: {shape}")
+    for key, h in r["hypotheses"].items():
+        print(f"  {key}: {_yes_no(h['holds'])} ({h['how']})")
+    if r["locus_ideal"] is None:
+        print(f"  singular locus of the reduced variety: out of reach -- {r['reason']}")
+        return
+    print(f"  singular locus of the reduced variety: {r['singular_locus']}; ideal ({', '.join(r['locus_ideal'])}), "
+          f"dimension {r['locus_dimension']}")
+    print(f"  computed by: {r['method']}")
 
 
 #: normal-form's library parameters -> its options (the sizes are refused before the point is built)
@@ -671,7 +675,7 @@ def register(subparsers) -> None:
     p.add_argument("--d-max", type=positive_arg("--d-max"), default=8)
     p.add_argument("--p-max", type=positive_arg("--p-max"), default=6)
     p.add_argument("--k-max", type=positive_arg("--k-max"), default=12)
-    p.add_argument("--out", default="secant_tables", help="output directory")
+    p.add_argument("--out", default="secant_tables", type=output_directory_arg("--out"), help="output directory")
     add_progress_options(p, legacy=("--no-progress",))
     p.add_argument("--prime", type=prime_arg(), default=DEFAULT_PRIME)
     add_output_options(p)
@@ -688,7 +692,7 @@ def register(subparsers) -> None:
     add_output_options(q)
     q.set_defaults(handler=_run_proximity)
     q = fams.add_parser("sweep", help="Conjecture 3.16 sweep over (d0, h1, h2, 1) networks; CSV + Markdown")
-    q.add_argument("--out", default="proximity_tables", help="output directory")
+    q.add_argument("--out", default="proximity_tables", type=output_directory_arg("--out"), help="output directory")
     add_progress_options(q, legacy=("--no-progress",))
     q.add_argument("--prime", type=prime_arg(), default=DEFAULT_PRIME)
     add_output_options(q)
@@ -699,7 +703,7 @@ def register(subparsers) -> None:
     add_output_options(q)
     q.set_defaults(handler=_run_proximity_cnn)
     q = fams.add_parser("cnn-sweep", help="one inactive channel in small 1-D and 2-D polynomial CNNs; CSV + Markdown")
-    q.add_argument("--out", default="proximity_tables", help="output directory")
+    q.add_argument("--out", default="proximity_tables", type=output_directory_arg("--out"), help="output directory")
     q.add_argument("--fast", action="store_true", help="3 cases instead of 84")
     add_progress_options(q, legacy=("--no-progress",))
     q.add_argument("--prime", type=prime_arg(), default=DEFAULT_PRIME)
@@ -712,12 +716,20 @@ def register(subparsers) -> None:
                               description="Symbolic singular loci of small varieties (Jacobian criterion) or exact "
                               "Jacobian ranks at points of named strata (Lemmas D.3, D.6, E.1, Prop. E.4).")
     p.add_argument("--ideal", nargs="+", metavar="POLY",
-                   help="generators of your own ideal, e.g. 'x^2 - y^3' (at most 6 generators, 6 variables, degree 6); "
-                        "Sing V(I) by the Jacobian criterion with a Groebner basis over Q")
+                   help="generators of your own ideal, e.g. 'x^2 - y^3' (at most 6 generators, 6 variables, degree 6, "
+                        "and the size measures MAX_IDEAL_WORK / MAX_JACOBIAN_BEZOUT): Sing of the reduced variety "
+                        "V(I), with radicality and equidimensionality decided first (sympy Groebner bases over Q; "
+                        "Singular's primdec.lib where sympy cannot decide, 'out of reach' without it)")
     p.add_argument("--variables", default=None, help="the ambient coordinates of --ideal, comma-separated "
                    "(default: the variables that occur)")
     p.add_argument("--codim", type=positive_arg("--codim"), default=None,
-                   help="codimension of V(I) (default: the number of generators, a complete intersection)")
+                   help="the codimension you expect for V(I): checked against the one computed from a Groebner "
+                        "basis (a mismatch is refused)")
+    p.add_argument("--method", choices=("auto", "sympy", "singular"), default="auto",
+                   help="--ideal route: sympy where it decides the hypotheses, else Singular (auto, default); "
+                        "sympy only; or everything in Singular")
+    p.add_argument("--timeout", type=positive_arg("--timeout"), default=60,
+                   help="seconds one Singular run may take (--ideal; default 60)")
     p.add_argument("--example", choices=("cone", "cubic-cone", "sym-rank2", "det-2x3"))
     p.add_argument("--claim", choices=("D.3", "D.6", "E.1", "E.4"))
     p.add_argument("--points", type=positive_arg("--points"), default=1, help="random points per stratum")

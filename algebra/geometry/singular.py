@@ -33,13 +33,14 @@ evaluating both preimages exactly.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from itertools import combinations
 from math import comb
 
 import numpy as np
 
-from algebra.errors import InputError
+from algebra.errors import AlgebraError, InputError
 from algebra.exact.field import RationalField
 from algebra.exact.rank import rank_over_q
 from algebra.engine import dimension
@@ -130,11 +131,42 @@ def singular_locus(equations, variables, *, codim: int | None = None) -> dict:
     return {"variables": list(variables), "codim": c, "generators": len(gens), "groebner": list(G.exprs)}
 
 
-#: Limits of :func:`ideal_singular_locus` (Groebner bases over Q grow fast; these keep a query to seconds).
+#: Limits of :func:`ideal_singular_locus`.  sympy's Buchberger over Q grows fast with the variables and the
+#: degrees; the per-axis limits are as documented, and two measures bound their combination, each checked before the
+#: Groebner basis it guards.  Dense random generators with small coefficients, whole call on the sympy route, this
+#: machine (2 cores):
+#:
+#: ===========================  =======  ===========  =======
+#: variables, generators x deg  work     Jacobian     seconds
+#: ===========================  =======  ===========  =======
+#: 6, 2 x 2                     84       64           7.8
+#: 4, 4 x 2                     126      16           3.3
+#: 3, 3 x 3                     120      54           3.0
+#: 2, 2 x 6                     78       60           2.7
+#: 3, 1 x 4                     35       36           2.4
+#: 3, 1 x 5 (refused)           56       80           9.0 without the limit
+#: 3, 2 x 4 (refused)           120      216          60 without the limit
+#: 6, 3 x 2 (refused)           210      729          > 120 without the limit
+#: 4, 4 x 3 (refused)           715      --           17.5 for the basis of I alone
+#: 6, 6 x 2 (refused)           1716     --           54 for the basis of I alone
+#: ===========================  =======  ===========  =======
+#:
+#: (seconds of one process, Python start included; /tmp scripts, random coefficients in [-3, 3], seed 1).
+#: ``work`` (:func:`_ideal_work`, before the basis of I) is the number of monomials below the Macaulay degree;
+#: ``Jacobian`` (:func:`_jacobian_bezout`, before the basis of I + minors, once the codimension is known) is the
+#: Bezout number of that ideal's largest degrees.
 MAX_IDEAL_VARIABLES = 6
 MAX_IDEAL_GENERATORS = 6
 MAX_IDEAL_DEGREE = 6
 MAX_IDEAL_MINORS = 100
+MAX_IDEAL_WORK = 300
+MAX_JACOBIAN_BEZOUT = 64
+
+#: Seconds one Singular subprocess may run before :func:`ideal_singular_locus` raises a ResourceError.
+SINGULAR_TIMEOUT = 60
+
+#: The routes of :func:`ideal_singular_locus`.
+IDEAL_METHODS = ("auto", "sympy", "singular")
 
 
 def _to_sympy(poly, symbols):
@@ -145,25 +177,342 @@ def _to_sympy(poly, symbols):
                        for e, c in poly.terms.items()])
 
 
-def _from_sympy_text(expr, variables) -> str:
-    """A sympy polynomial expression over Q in the toolkit's canonical text (``x^2*y - 3/2*z``)."""
+def _to_polynomial(expr, variables):
+    """A sympy polynomial expression over Q as a :class:`~algebra.exact.polynomial.Polynomial`."""
     import sympy
     from fractions import Fraction
 
     from algebra.exact.polynomial import Polynomial
 
     poly = sympy.Poly(expr, *[sympy.Symbol(v) for v in variables])
-    terms = {tuple(int(k) for k in m): Fraction(int(sympy.Rational(c).p), int(sympy.Rational(c).q))
-             for m, c in poly.terms()}
-    return Polynomial(tuple(variables), terms).to_text()
+    return Polynomial(tuple(variables), {tuple(int(k) for k in m): Fraction(int(sympy.Rational(c).p), int(sympy.Rational(c).q))
+                                         for m, c in poly.terms() if c != 0})
 
 
-def ideal_singular_locus(generators, variables=None, *, codim: int | None = None) -> dict:
-    """The singular locus of ``V(I)`` for a user's ideal ``I``, by the Jacobian criterion over Q.
+def _from_sympy_text(expr, variables) -> str:
+    """A sympy polynomial expression over Q in the toolkit's canonical text (``x^2*y - 3/2*z``)."""
+    return _to_polynomial(expr, variables).to_text()
 
-    ``Sing V(I) = V(I + (c x c minors of the Jacobian))`` when ``I`` is radical and ``V(I)`` is equidimensional
-    of codimension ``c``; the answer states that hypothesis rather than assuming it silently.  The polynomials
-    are read by :func:`algebra.models.polynomial.parse_generators` (never by ``sympify``).
+
+def _ideal_work(degrees, n: int) -> int:
+    """The size bounded by :data:`MAX_IDEAL_WORK` before the basis of ``I``: monomials in ``n`` variables of degree
+    at most the Macaulay degree ``1 + sum(d - 1)`` over the largest ``min(m, n)`` generator degrees.
+
+    Examples
+    --------
+    >>> _ideal_work([2, 2, 2], 6)             # the 2 x 2 minors of a generic 2 x 3 matrix
+    210
+    >>> _ideal_work([3, 3, 3, 3], 4)          # four dense cubics in four variables: refused
+    715
+    """
+    top = sorted(degrees, reverse=True)[:min(len(degrees), n)]
+    return comb(n + 1 + sum(d - 1 for d in top), n)
+
+
+def _jacobian_bezout(degrees, n: int, c: int) -> int:
+    """The size bounded by :data:`MAX_JACOBIAN_BEZOUT` before the basis of ``I + (c x c minors)``: the product of
+    the ``n`` largest degrees among the generators and the minors (of degree the sum of the ``c`` largest
+    ``d - 1``).
+
+    Examples
+    --------
+    >>> _jacobian_bezout([2, 2, 2], 6, 2)     # 2 x 3 matrices of rank <= 1: quadrics and quadric minors
+    64
+    >>> _jacobian_bezout([5], 3, 1)           # a quintic surface: refused
+    80
+    """
+    minor = sum(sorted((d - 1 for d in degrees), reverse=True)[:c])
+    top = sorted(list(degrees) + [minor] * min(n, comb(len(degrees), c) * comb(n, c)), reverse=True)[:n]
+    out = 1
+    for d in top:
+        out *= max(d, 1)
+    return out
+
+
+def _leading_exponents(basis, xs) -> list:
+    """The grevlex leading exponent vectors of a sympy Groebner basis."""
+    from sympy.polys.orderings import grevlex
+
+    return [tuple(int(e) for e in p.monoms(order=grevlex)[0]) for p in basis.polys]
+
+
+def _dimension(leading, n: int) -> int:
+    """Krull dimension of ``Q[x]/I`` from the leading monomials of a Groebner basis of ``I``: the largest set of
+    variables no leading monomial is supported in (Cox, Little, O'Shea, Ch. 9 Sec. 3, Prop. 3); -1 for ``I = (1)``.
+
+    Examples
+    --------
+    >>> _dimension([(2, 0, 0), (1, 1, 0)], 3)      # (x^2, x*y): the plane x = 0
+    2
+    >>> _dimension([(0, 0)], 2)
+    -1
+    """
+    if any(sum(e) == 0 for e in leading):
+        return -1
+    best = 0
+    for k in range(n, 0, -1):
+        for S in combinations(range(n), k):
+            if all(any(e[i] for i in range(n) if i not in S) for e in leading):
+                return k
+    return best
+
+
+def _hilbert_numerator(gens, n: int) -> tuple:
+    """Numerator ``N(t)`` of the Hilbert series ``N(t) / (1 - t)^n`` of ``Q[x]/M``, ``M`` the monomial ideal of
+    the exponent vectors ``gens`` (coefficients, lowest degree first).
+
+    Pivots on a variable of a mixed generator: ``HS(S/M) = HS(S/(M + x)) + t HS(S/(M : x))`` (the exact sequence
+    of multiplication by ``x``; Bayer and Stillman, *Computation of Hilbert functions*, J. Symb. Comp. 14 (1992)).
+
+    Examples
+    --------
+    >>> _hilbert_numerator([(2, 0), (1, 1)], 2)       # (x^2, x*y): 1 - 2t^2 + t^3
+    (1, 0, -2, 1)
+    """
+    gens = [g for g in set(gens) if not any(h != g and all(a <= b for a, b in zip(h, g)) for h in set(gens))]
+    if any(sum(g) == 0 for g in gens):
+        return (0,)
+    mixed = [g for g in gens if sum(1 for e in g if e) > 1]
+    if not mixed:
+        out = [1]
+        for g in gens:
+            d = sum(g)
+            out = [a - (out[i - d] if i >= d else 0) for i, a in enumerate(out + [0] * d)]
+        return _trim(out)
+    i = next(k for k, e in enumerate(mixed[0]) if e)
+    unit = tuple(1 if k == i else 0 for k in range(n))
+    plus = _hilbert_numerator([g for g in gens if not g[i]] + [unit], n)
+    colon = _hilbert_numerator([tuple(e - 1 if k == i and e else e for k, e in enumerate(g)) for g in gens], n)
+    out = [0] * max(len(plus), len(colon) + 1)
+    for k, a in enumerate(plus):
+        out[k] += a
+    for k, a in enumerate(colon):
+        out[k + 1] += a
+    return _trim(out)
+
+
+def _trim(coeffs) -> tuple:
+    coeffs = list(coeffs)
+    while len(coeffs) > 1 and coeffs[-1] == 0:
+        coeffs.pop()
+    return tuple(coeffs)
+
+
+def _times_one_minus_t(coeffs) -> tuple:
+    return _trim([a - (coeffs[k - 1] if k else 0) for k, a in enumerate(list(coeffs) + [0])])
+
+
+def _length(leading, n: int) -> int:
+    """``dim_Q Q[x]/I`` of a zero-dimensional ``I`` (the number of standard monomials), from its leading exponents."""
+    q = list(_hilbert_numerator(leading, n))
+    for _ in range(n):  # N(t) = (1 - t)^n HS(t), HS a polynomial for a zero-dimensional ideal
+        q = [sum(q[:k + 1]) for k in range(len(q) - 1)]
+    return sum(q)
+
+
+def _jacobian_ideal(exprs, xs, c: int) -> list:
+    """The nonzero ``c x c`` minors of the Jacobian matrix of ``exprs`` (the partials when ``c = 1``)."""
+    import sympy
+
+    if c == 1:  # the 1 x 1 minors are the partial derivatives (exterior.minors needs two or more columns)
+        return [d for d in (sympy.diff(f, x) for f in exprs for x in xs) if d != 0]
+    return _minors(sympy.Matrix([[sympy.diff(f, v) for v in xs] for f in exprs]), c)
+
+
+def _groebner(exprs, xs):
+    import sympy
+
+    return sympy.groebner([e for e in exprs if e != 0] or [sympy.Integer(0)], *xs, order="grevlex")
+
+
+def _is_origin(basis, xs) -> bool:
+    """``V(K) = {0}`` exactly: ``K`` is zero-dimensional, has no constant term, and each variable is nilpotent
+    modulo ``K`` of index at most ``dim_Q Q[x]/K`` (so ``rad K = (x_1, ..., x_n)``)."""
+    n = len(xs)
+    leading = _leading_exponents(basis, xs)
+    if _dimension(leading, n) != 0 or any(g.subs({x: 0 for x in xs}) != 0 for g in basis.exprs):
+        return False
+    L = _length(leading, n)
+    return all(basis.contains(x**L) for x in xs)
+
+
+def _cohen_macaulay(basis, xs) -> tuple:
+    """A sound sufficient test that ``Q[x]/I`` is Cohen-Macaulay (``I`` given by a grevlex Groebner basis).
+
+    Homogeneous ``I`` (else its homogenization ``I^h``, generated by the homogenized grevlex basis: Cox, Little,
+    O'Shea, Ch. 8 Sec. 4, Thm. 4) is tested for a regular sequence of ``d = dim`` linear forms: ``l`` is a
+    nonzerodivisor on the graded ``M`` exactly when ``HS(M / l M) = (1 - t) HS(M)`` (the sequence
+    ``0 -> (0 :_M l)(-1) -> M(-1) -> M -> M/lM -> 0``).  Depth ``d`` = dimension ``d`` is Cohen-Macaulay; a graded
+    Cohen-Macaulay ring is unmixed (Matsumura, *Commutative Ring Theory*, Thm. 17.3), and dehomogenizing by the
+    nonzerodivisor ``h - 1`` keeps both.  ``False`` means only that the chosen forms were not a regular sequence.
+
+    Returns
+    -------
+    (bool, str)
+        Whether the test succeeded, and how.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> x, y, z = sympy.symbols("x y z")
+    >>> _cohen_macaulay(sympy.groebner([x*y, x*z, y*z], x, y, z, order="grevlex"), [x, y, z])[0]    # three axes
+    True
+    >>> _cohen_macaulay(sympy.groebner([x*z, y*z], x, y, z, order="grevlex"), [x, y, z])[0]   # plane and line
+    False
+    """
+    import sympy
+
+    gens = list(basis.exprs)
+    homogeneous = all(sympy.Poly(g, *xs).is_homogeneous for g in gens)
+    ys = list(xs)
+    if not homogeneous:
+        h = sympy.Symbol("_h")
+        ys = list(xs) + [h]
+        gens = [sympy.Poly(g, *xs).homogenize(h).as_expr() for g in gens]
+    n = len(ys)
+    current = sympy.groebner(gens, *ys, order="grevlex")
+    numerator = _hilbert_numerator(_leading_exponents(current, ys), n)
+    d = _dimension(_leading_exponents(current, ys), n)
+    for k in range(d):  # deterministic, Vandermonde-like linear forms: distinct rows, no zero coefficient
+        form = sum((j + 2) ** (k + 1) * y for j, y in enumerate(ys))
+        nxt = sympy.groebner(list(current.exprs) + [form], *ys, order="grevlex")
+        num = _hilbert_numerator(_leading_exponents(nxt, ys), n)
+        if num != _times_one_minus_t(numerator):
+            return False, (f"the linear form number {k + 1} is a zerodivisor on the quotient by the previous ones "
+                           "(Hilbert series test), so Cohen-Macaulayness is not shown")
+        current, numerator = nxt, num
+    where = "I" if homogeneous else "the homogenization I^h"
+    return True, (f"Cohen-Macaulay: {d} linear forms are a regular sequence on Q[x]/{where} (Hilbert series "
+                  "HS(M/lM) = (1-t) HS(M) at each step), so I is unmixed")
+
+
+def _find_singular():
+    """The path of the ``Singular`` binary, or ``None`` (tests monkeypatch this lookup)."""
+    import shutil
+
+    return shutil.which("Singular")
+
+
+_SINGULAR_LINE = re.compile(r"^(DIM|RAD|COMP|LDIM|TERM) (-?\d+)(?: ([0-9,]+) (-?\d+(?:/\d+)?))?$")
+
+
+def _singular_script(polys, n: int) -> str:
+    """A Singular script for the reduced variety of ``I``: built from the parsed terms, never from user text.
+
+    Variables are renamed ``v1 .. vn`` (no clash with Singular's reserved words); the answer comes back as tagged
+    lines of integers and rationals (exponent vectors and coefficients), not as polynomial text.
+    """
+    names = [f"v{i + 1}" for i in range(n)]
+
+    def text(p):
+        terms = []
+        for e, c in sorted(p.terms.items()):
+            mono = "*".join(f"{v}^{k}" for v, k in zip(names, e) if k)
+            terms.append(f"({c.numerator}/{c.denominator})" + (f"*{mono}" if mono else ""))
+        return "+".join(terms) or "0"
+
+    return "\n".join([
+        'LIB "primdec.lib";',
+        "option(redSB);",
+        f"ring r = 0, ({','.join(names)}), dp;",
+        "ideal I = " + ", ".join(text(p) for p in polys) + ";",
+        "ideal G = std(I);",
+        'print("DIM " + string(dim(G)));',
+        "if (dim(G) == -1) { quit; }",
+        'print("RAD " + string(size(reduce(radical(I), G, 1)) == 0));',
+        "list L = minAssGTZ(I);",
+        "int k; int j; int c; poly p; ideal P;",
+        "ideal S = 1;",
+        "for (k = 1; k <= size(L); k++) {",
+        "  P = std(L[k]);",
+        '  print("COMP " + string(dim(P)));',
+        "  c = nvars(basering) - dim(P);",
+        "  S = intersect(S, L[k] + minor(jacob(L[k]), c));",
+        "  for (j = k + 1; j <= size(L); j++) { S = intersect(S, L[k] + L[j]); }",
+        "}",
+        "S = std(radical(S));",
+        'print("LDIM " + string(dim(S)));',
+        "for (k = 1; k <= ncols(S); k++) {",
+        "  p = S[k];",
+        '  while (p != 0) { print("TERM " + string(k) + " " + string(leadexp(p)) + " " + string(leadcoef(p)));'
+        " p = p - lead(p); }",
+        "}",
+        "quit;",
+        "",
+    ])
+
+
+def _run_singular(polys, names, *, timeout) -> dict:
+    """Run :func:`_singular_script` and read its tagged answer (``dim``, ``radical``, ``components``, ``locus``)."""
+    import subprocess
+    import tempfile
+    from fractions import Fraction
+    from pathlib import Path
+
+    from algebra.errors import ResourceError
+    from algebra.exact.polynomial import Polynomial
+
+    binary = _find_singular()
+    n = len(names)
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "locus.sing"
+        script.write_text(_singular_script(polys, n))
+        try:
+            run = subprocess.run([binary, "-q", "-t", "--no-rc", str(script)], capture_output=True, text=True,
+                                 timeout=timeout, stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            raise ResourceError(f"Singular did not finish within {timeout} s (timeout, --timeout)") from None
+    out = {"dim": None, "radical": None, "components": [], "locus_dim": None, "terms": {}}
+    for line in run.stdout.splitlines():
+        m = _SINGULAR_LINE.match(line.strip())
+        if m is None:
+            continue
+        tag, value = m.group(1), int(m.group(2))
+        if tag == "DIM":
+            out["dim"] = value
+        elif tag == "RAD":
+            out["radical"] = value == 1
+        elif tag == "COMP":
+            out["components"].append(value)
+        elif tag == "LDIM":
+            out["locus_dim"] = value
+        else:
+            exps = tuple(int(e) for e in m.group(3).split(","))
+            out["terms"].setdefault(value, {})[exps] = Fraction(m.group(4))
+    if run.returncode != 0 or out["dim"] is None or (out["dim"] >= 0 and out["locus_dim"] is None):
+        raise AlgebraError(f"Singular failed (exit {run.returncode}): {(run.stderr or run.stdout).strip()[-500:]}")
+    out["locus"] = [Polynomial(tuple(names), t) for _, t in sorted(out.pop("terms").items())]
+    return out
+
+
+def _hypothesis(holds, how: str) -> dict:
+    return {"holds": holds, "how": how}
+
+
+def ideal_singular_locus(generators, variables=None, *, codim: int | None = None, method: str = "auto",
+                         timeout: float = SINGULAR_TIMEOUT) -> dict:
+    """The singular locus of the variety ``V(I)`` of a user's ideal ``I``, with its hypotheses checked.
+
+    The Jacobian criterion ``Sing V(I) = V(I + (c x c minors of the Jacobian))`` holds when ``I`` is radical and
+    ``V(I)`` is equidimensional of codimension ``c``; both are decided here, never assumed.  ``dim V(I)`` comes
+    from the leading monomials of a grevlex Groebner basis of ``I`` over Q (exact), and ``c = n - dim``.
+
+    The sympy route decides the hypotheses soundly where it can:
+
+    * ``V(I)`` empty, ``I = 0`` or ``dim V(I) = 0`` (a finite set of points is smooth; ``I`` is radical exactly
+      when ``I + (n x n minors) = (1)``);
+    * ``I`` principal: ``rad (f) = (squarefree part of f)`` and a hypersurface is equidimensional, so the locus
+      of the reduced variety is ``V(f_red, grad f_red)``;
+    * otherwise ``I`` is *not radical* when the ``c x c`` minors vanish on a top-dimensional component
+      (``dim V(I + minors) = dim V(I)``; Eisenbud, Cor. 16.20), and *radical and equidimensional* when they do
+      not and ``I`` is unmixed: generated by ``c`` elements (Macaulay's unmixedness theorem) or shown
+      Cohen-Macaulay by :func:`_cohen_macaulay` (Serre's criterion: R0 + S1 is reduced).
+
+    Where a hypothesis fails or is undecided, ``method="auto"`` hands the ideal to Singular (``radical`` and
+    ``minAssGTZ`` of primdec.lib; ``Sing(V_1 u V_2) = Sing V_1 u Sing V_2 u (V_1 n V_2)`` over the minimal primes,
+    each prime by the Jacobian criterion) when the binary is installed, and otherwise answers ``"out of reach"``
+    naming the hypothesis.  The polynomials are read by :func:`algebra.models.polynomial.parse_generators`
+    (never by ``sympify``); Singular's input is written from the parsed terms.
 
     Parameters
     ----------
@@ -172,35 +521,53 @@ def ideal_singular_locus(generators, variables=None, *, codim: int | None = None
     variables : str, optional
         ``"x,y,z"``: the ambient coordinates and their order (default: the variables that occur, sorted).
     codim : int, optional
-        The codimension ``c`` of ``V(I)``; default the number of generators (a complete intersection).
+        The codimension the caller expects; refused unless it equals the computed ``n - dim V(I)``.
+    method : {"auto", "sympy", "singular"}
+        ``"auto"`` (default: sympy where it decides the hypotheses, since it needs no external program; Singular
+        otherwise), ``"sympy"`` (never calls Singular) or ``"singular"`` (the whole answer from Singular, the
+        route the tests compare with the sympy one).
+    timeout : float
+        Seconds a Singular run may take (default :data:`SINGULAR_TIMEOUT`).
 
     Returns
     -------
     dict
-        ``variables``, ``generators`` (canonical text), ``codim``, ``hypothesis``, ``variety_empty`` (the
-        Groebner basis of ``I`` is ``[1]``), ``groebner`` (a reduced grevlex Groebner basis of ``I + minors``,
-        as text) and ``singular_locus``: ``"empty"`` (smooth), ``"the origin"`` (certified by
-        :func:`same_zero_set`) or ``"V(groebner)"``.
+        ``variables``, ``generators`` (canonical text), ``dimension`` (of ``V(I)``; -1 when empty), ``codim``
+        (``None`` when empty), ``variety_empty``, ``hypotheses`` (``radical`` and ``equidimensional``, each
+        ``{"holds": True / False / None, "how": ...}``), ``route`` (``"sympy"``, ``"singular"`` or ``None``),
+        ``method`` (what computed the locus), ``singular_locus`` (``"empty"``, ``"the origin"``,
+        ``"V(locus_ideal)"`` or ``"out of reach"``), ``locus_ideal`` (a grevlex Groebner basis, as text, whose
+        zero set is the singular locus of the reduced variety ``V(I)``; radical on the Singular route),
+        ``locus_dimension`` (-1 when empty) and ``reason`` (why it is out of reach, else ``None``).
 
     Raises
     ------
     InputError
-        Text that is not a polynomial, more than :data:`MAX_IDEAL_VARIABLES` variables,
-        :data:`MAX_IDEAL_GENERATORS` generators, degree :data:`MAX_IDEAL_DEGREE` or
-        :data:`MAX_IDEAL_MINORS` minors, or a codimension out of range.
+        Text that is not a polynomial; more than :data:`MAX_IDEAL_VARIABLES` variables,
+        :data:`MAX_IDEAL_GENERATORS` generators, degree :data:`MAX_IDEAL_DEGREE`, :data:`MAX_IDEAL_MINORS`
+        minors or :data:`MAX_IDEAL_WORK`; a ``codim`` other than the computed one; an unknown ``method``.
+    ResourceError
+        Singular ran past ``timeout`` seconds.
 
     Examples
     --------
     >>> r = ideal_singular_locus(["x^2 - y^3"])           # the cusp
-    >>> r["groebner"], r["singular_locus"]
-    (['y^2', 'x'], 'the origin')
-    >>> ideal_singular_locus(["x^2 + y^2 - 1"])["singular_locus"]
+    >>> r["locus_ideal"], r["singular_locus"], r["hypotheses"]["radical"]["holds"]
+    (['y^2', 'x'], 'the origin', True)
+    >>> ideal_singular_locus(["(x^2 + y^2 - 1)^2"])["singular_locus"]       # the reduced variety is a smooth circle
     'empty'
-    >>> ideal_singular_locus(["x^2 - y^2*z"])["groebner"]            # Whitney's umbrella: singular on the z-axis
+    >>> ideal_singular_locus(["x^2 - y^2*z"])["locus_ideal"]                # Whitney's umbrella: the z-axis
     ['y^2', 'y*z', 'x']
-    >>> cubic = ["x*z - y^2", "x*w - y*z", "y*w - z^2"]               # the cone over the twisted cubic
-    >>> ideal_singular_locus(cubic, codim=2)["singular_locus"]
-    'the origin'
+    >>> r = ideal_singular_locus(["a*e - b*d", "a*f - c*d", "b*f - c*e"])   # 2 x 3 matrices of rank <= 1
+    >>> r["codim"], r["singular_locus"], r["hypotheses"]["equidimensional"]["holds"]
+    (2, 'the origin', True)
+    >>> r = ideal_singular_locus(["x^2", "x*y"], method="sympy")            # a line with an embedded point
+    >>> r["singular_locus"], r["hypotheses"]["radical"]["holds"]
+    ('out of reach', None)
+    >>> ideal_singular_locus(["x^2 - y^3"], codim=2)
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid --codim=2: expected the codimension of V(I), which is 1 (dim V(I) = 1, from a Groebner basis of I)
     >>> ideal_singular_locus(["x^7 - y"])
     Traceback (most recent call last):
     ...
@@ -208,8 +575,11 @@ def ideal_singular_locus(generators, variables=None, *, codim: int | None = None
 
     References
     ----------
-    .. [1] Cox, Little, O'Shea, *Ideals, Varieties, and Algorithms*, 4th ed. (2015), Ch. 9 Sec. 6.
-    .. [2] Buchberger (1965): Groebner bases (sympy's ``groebner``, grevlex).
+    .. [1] Cox, Little, O'Shea, *Ideals, Varieties, and Algorithms*, 4th ed. (2015), Ch. 9 Sec. 3 and 6.
+    .. [2] Eisenbud, *Commutative Algebra with a View Toward Algebraic Geometry* (1995), Cor. 16.20 (the Jacobian
+       criterion), Cor. 18.14 (unmixedness of complete intersections), Thm. 18.15 (Serre's criterion).
+    .. [3] Greuel, Pfister, *A Singular Introduction to Commutative Algebra*, 2nd ed. (2008), Sec. 4.5 (``radical``,
+       ``minAssGTZ``) and Sec. 5.7 (singular loci).
     """
     import sympy
 
@@ -218,38 +588,156 @@ def ideal_singular_locus(generators, variables=None, *, codim: int | None = None
     texts = list(generators)
     if not texts or len(texts) > MAX_IDEAL_GENERATORS:
         raise InputError("--ideal", texts, f"1 to {MAX_IDEAL_GENERATORS} generators (MAX_IDEAL_GENERATORS)")
+    if method not in IDEAL_METHODS:
+        raise InputError("--method", method, "one of " + ", ".join(IDEAL_METHODS))
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= 3600:
+        raise InputError("--timeout", timeout, "a number of seconds in (0, 3600]")
     polys, names = parse_generators(texts, variables)
-    if not names or len(names) > MAX_IDEAL_VARIABLES:
+    n = len(names)
+    if not names or n > MAX_IDEAL_VARIABLES:
         raise InputError("--variables", ",".join(names), f"1 to {MAX_IDEAL_VARIABLES} variables (MAX_IDEAL_VARIABLES)")
     for t, f in zip(texts, polys):
         if f.degree > MAX_IDEAL_DEGREE:
             raise InputError("--ideal", t, f"polynomials of degree at most {MAX_IDEAL_DEGREE} (MAX_IDEAL_DEGREE)")
-    c = len(polys) if codim is None else codim
-    if isinstance(c, bool) or not isinstance(c, int) or not 1 <= c <= len(names):
-        raise InputError("--codim", codim, f"an integer between 1 and the number of variables {len(names)}")
-    if comb(len(polys), c) * comb(len(names), c) > MAX_IDEAL_MINORS:
-        raise InputError("--ideal", texts, f"at most {MAX_IDEAL_MINORS} minors of size {c} (MAX_IDEAL_MINORS; here "
-                                           f"{comb(len(polys), c)} x {comb(len(names), c)})")
+    if codim is not None and (isinstance(codim, bool) or not isinstance(codim, int) or not 1 <= codim <= n):
+        raise InputError("--codim", codim, f"an integer between 1 and the number of variables {n}")
+    nonzero = [f for f in polys if f.terms]
+    m = len(nonzero)
+    minors = max([comb(m, c) * comb(n, c) for c in range(1, min(m, n) + 1)] + [n])
+    if minors > MAX_IDEAL_MINORS:
+        raise InputError("--ideal", texts, f"at most {MAX_IDEAL_MINORS} Jacobian minors of one size "
+                                           f"(MAX_IDEAL_MINORS; here up to {minors})")
+    work = _ideal_work([f.degree for f in nonzero], n)
+    if work > MAX_IDEAL_WORK:
+        raise InputError("--ideal", texts, f"at most {MAX_IDEAL_WORK} monomials below the Macaulay degree "
+                                           f"(MAX_IDEAL_WORK; here {work}: fewer variables, generators or degrees)")
+
     xs = _symbols(names)
-    exprs = [_to_sympy(f, xs) for f in polys]
-    base = sympy.groebner(exprs, *xs, order="grevlex")
-    if c == 1:  # the 1 x 1 minors are the partial derivatives (exterior.minors needs two or more columns)
-        partials = [d for d in (sympy.diff(f, x) for f in exprs for x in xs) if d != 0]
-        basis = list(sympy.groebner(exprs + partials, *xs, order="grevlex").exprs)
-        minors = len(partials)
+    exprs = [_to_sympy(f, xs) for f in nonzero]
+    base = _groebner(exprs, xs)
+    zero_ideal = not exprs
+    d = n if zero_ideal else _dimension(_leading_exponents(base, xs), n)
+    c = None if d < 0 else n - d
+    if codim is not None and codim != c:
+        raise InputError("--codim", codim, "nothing: V(I) is empty" if c is None else
+                         f"the codimension of V(I), which is {c} (dim V(I) = {d}, from a Groebner basis of I)")
+    out = {"variables": list(names), "generators": [f.to_text() for f in polys], "dimension": d, "codim": c,
+           "variety_empty": d < 0}
+
+    def finish(radical, equidim, route, how, locus_basis, reason=None):
+        out["hypotheses"] = {"radical": radical, "equidimensional": equidim}
+        out["route"], out["method"], out["reason"] = route, how, reason
+        if locus_basis is None:
+            out.update(singular_locus="out of reach", locus_ideal=None, locus_dimension=None)
+            return out
+        ld = _dimension(_leading_exponents(locus_basis, xs), n)
+        where = "empty" if ld < 0 else "the origin" if _is_origin(locus_basis, xs) else "V(locus_ideal)"
+        out.update(singular_locus=where, locus_ideal=[_from_sympy_text(g, names) for g in locus_basis.exprs],
+                   locus_dimension=ld)
+        return out
+
+    one = sympy.groebner([sympy.Integer(1)], *xs, order="grevlex")
+
+    def check_jacobian(degrees, size):
+        bezout = _jacobian_bezout(degrees, n, size)
+        if bezout > MAX_JACOBIAN_BEZOUT:
+            raise InputError("--ideal", texts, f"a Jacobian ideal (I + {size} x {size} minors) of Bezout number at "
+                             f"most {MAX_JACOBIAN_BEZOUT} (MAX_JACOBIAN_BEZOUT; here {bezout}: fewer variables or "
+                             "lower degrees, or --method singular)")
+
+    if d < 0:
+        return finish(_hypothesis(True, "I = (1): its reduced Groebner basis is [1]"),
+                      _hypothesis(True, "V(I) is empty"), "sympy", "V(I) is empty (Groebner basis [1])", one)
+    if zero_ideal:
+        return finish(_hypothesis(True, "I = 0 is prime"), _hypothesis(True, f"V(I) is all of the {n}-space"),
+                      "sympy", "V(I) is the whole affine space, which is smooth", one)
+    if method == "singular":
+        return _by_singular(out, finish, nonzero, names, xs, d, timeout, decided={})
+
+    decided = {}
+    locus = None
+    if d == 0:
+        check_jacobian([f.degree for f in nonzero], n)
+        K = _groebner(exprs + _jacobian_ideal(exprs, xs, n), xs)
+        reduced = list(K.exprs) == [1]
+        decided["radical"] = _hypothesis(reduced, (
+            f"I + ({n} x {n} Jacobian minors) = (1): the Jacobian has rank {n} at every point, so I is reduced there "
+            "(Jacobian criterion, Eisenbud Cor. 16.20), and a zero-dimensional ideal has no embedded component"
+            if reduced else
+            f"the {n} x {n} Jacobian minors vanish at a point of V(I): I is not reduced there (Eisenbud Cor. 16.20)"))
+        decided["equidimensional"] = _hypothesis(True, "V(I) is a finite set of points (dimension 0)")
+        return finish(decided["radical"], decided["equidimensional"], "sympy",
+                      "V(I) is a finite set of points, which is smooth (dimension 0, from a Groebner basis of I)", one)
+    if len(base.exprs) == 1:
+        g = base.exprs[0]
+        g_red = sympy.sqf_part(g, *xs)
+        squarefree = sympy.Poly(g_red, *xs).total_degree() == sympy.Poly(g, *xs).total_degree()
+        red = _from_sympy_text(sympy.Poly(g_red, *xs).monic().as_expr(), names)
+        decided["radical"] = _hypothesis(squarefree, "sympy squarefree factorization: I = (f) with f " + (
+            "squarefree, so (f) is radical" if squarefree else f"not squarefree; rad I = ({red})"))
+        decided["equidimensional"] = _hypothesis(True, "I is principal: every minimal prime has height 1 "
+                                                       "(Krull's principal ideal theorem)")
+        check_jacobian([sympy.Poly(g_red, *xs).total_degree()], 1)
+        locus = _groebner([g_red] + _jacobian_ideal([g_red], xs, 1), xs)
+        return finish(decided["radical"], decided["equidimensional"], "sympy",
+                      f"Jacobian criterion on rad I = ({red}): V(f_red, grad f_red), sympy Groebner basis over Q", locus)
+
+    check_jacobian([f.degree for f in nonzero], c)
+    K = _groebner(exprs + _jacobian_ideal(exprs, xs, c), xs)
+    dK = _dimension(_leading_exponents(K, xs), n)
+    generically_reduced = dK < d
+    complete_intersection = c in (m, len(base.exprs))
+    if complete_intersection:
+        decided["equidimensional"] = _hypothesis(True, f"I is generated by c = {c} elements, so it is unmixed "
+                                                       "(Macaulay's unmixedness theorem, Eisenbud Cor. 18.14)")
     else:
-        res = singular_locus(exprs, names, codim=c)
-        basis, minors = res["groebner"], res["generators"] - len(exprs)
-    if list(basis) == [1]:
-        where = "empty"
-    elif same_zero_set(basis, xs, names):
-        where = "the origin"
+        cm, cm_how = _cohen_macaulay(base, xs)
+        decided["equidimensional"] = _hypothesis(True if cm else None, cm_how if cm else (
+            f"not decided by sympy: I needs more than c = {c} generators, and {cm_how}"))
+    unmixed = decided["equidimensional"]["holds"]
+    if not generically_reduced:
+        decided["radical"] = _hypothesis(False, (
+            f"the {c} x {c} Jacobian minors vanish on a top-dimensional component (dim V(I + minors) = {dK} = "
+            "dim V(I)): I is not reduced at its generic point (Jacobian criterion, Eisenbud Cor. 16.20)"))
+    elif unmixed:
+        decided["radical"] = _hypothesis(True, (
+            f"generically reduced (dim V(I + {c} x {c} minors) = {dK} < {d}: Jacobian criterion, Eisenbud "
+            "Cor. 16.20) and unmixed: reduced by Serre's criterion R0 + S1 (Eisenbud Thm. 18.15)"))
     else:
-        where = "V(groebner)"
-    return {"variables": list(names), "generators": [f.to_text() for f in polys], "codim": c,
-            "hypothesis": f"I radical and V(I) equidimensional of codimension {c} (Jacobian criterion)",
-            "variety_empty": list(base.exprs) == [1], "minors": minors,
-            "groebner": [_from_sympy_text(g, names) for g in basis], "singular_locus": where}
+        decided["radical"] = _hypothesis(None, (
+            f"generically reduced (dim V(I + {c} x {c} minors) = {dK} < {d}), but an embedded or lower-dimensional "
+            "component is not excluded by sympy"))
+    if decided["radical"]["holds"] and unmixed:
+        return finish(decided["radical"], decided["equidimensional"], "sympy",
+                      f"Jacobian criterion: V(I + {c} x {c} minors of the Jacobian), sympy Groebner basis over Q", K)
+    return _by_singular(out, finish, nonzero, names, xs, d, timeout, decided=decided, allowed=method == "auto")
+
+
+def _by_singular(out, finish, polys, names, xs, d, timeout, *, decided, allowed=True):
+    """The Singular route of :func:`ideal_singular_locus` (or ``out of reach`` when it is not allowed/installed)."""
+    failed = [f"{key}: " + ("no" if decided[key]["holds"] is False else "not decided") + f" ({decided[key]['how']})"
+              for key in ("radical", "equidimensional") if key in decided and decided[key]["holds"] is not True]
+    if not allowed or _find_singular() is None:
+        why = "method='sympy' does not call Singular" if not allowed else "Singular is not installed"
+        return finish(decided.get("radical", _hypothesis(None, "not checked")),
+                      decided.get("equidimensional", _hypothesis(None, "not checked")), None, None, None,
+                      reason="; ".join(failed + [f"Singular's radical and minAssGTZ (primdec.lib) would decide this "
+                                                 f"and give the locus of the reduced variety, but {why}"]))
+    s = _run_singular(polys, names, timeout=timeout)
+    radical = _hypothesis(s["radical"], "Singular radical() (primdec.lib): rad I " + ("==" if s["radical"] else "!=")
+                          + " I")
+    dims = sorted(set(s["components"]))
+    equidim = _hypothesis(len(dims) == 1, f"Singular minAssGTZ (primdec.lib): {len(s['components'])} minimal "
+                                          f"prime(s) over Q, of dimension(s) {', '.join(map(str, s['components']))}")
+    for key, mine in (("radical", radical), ("equidimensional", equidim)):
+        if key in decided and decided[key]["holds"] is not None and decided[key]["holds"] != mine["holds"]:
+            raise AlgebraError(f"sympy and Singular disagree on '{key}': {decided[key]['how']} / {mine['how']}")
+    if s["dim"] != d:
+        raise AlgebraError(f"sympy and Singular disagree on dim V(I): {d} / {s['dim']}")
+    locus = _groebner([_to_sympy(p, xs) for p in s["locus"]], xs)
+    return finish(radical, equidim, "singular",
+                  "Singular: the Jacobian criterion on each minimal prime P_i (minAssGTZ) and V(P_i + P_j) for each "
+                  "pair (Sing(V1 u V2) = Sing V1 u Sing V2 u (V1 n V2)), radical of the union", locus)
 
 
 def critical_locus(polynomials, parameters) -> dict:
