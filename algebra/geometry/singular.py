@@ -419,7 +419,7 @@ def _singular_script(polys, n: int) -> str:
         "ideal G = std(I);",
         'print("DIM " + string(dim(G)));',
         "if (dim(G) == -1) { quit; }",
-        'print("RAD " + string(size(reduce(radical(I), G, 1)) == 0));',
+        'print("RAD " + string(size(reduce(radical(I), G)) == 0));',
         "list L = minAssGTZ(I);",
         "int k; int j; int c; poly p; ideal P;",
         "ideal S = 1;",
@@ -479,7 +479,9 @@ def _run_singular(polys, names, *, timeout) -> dict:
         else:
             exps = tuple(int(e) for e in m.group(3).split(","))
             out["terms"].setdefault(value, {})[exps] = Fraction(m.group(4))
-    if run.returncode != 0 or out["dim"] is None or (out["dim"] >= 0 and out["locus_dim"] is None):
+    complete = out["dim"] is not None and (out["dim"] < 0 or None not in (out["radical"], out["locus_dim"])
+                                            and out["components"])
+    if run.returncode != 0 or not complete:
         raise AlgebraError(f"Singular failed (exit {run.returncode}): {(run.stderr or run.stdout).strip()[-500:]}")
     out["locus"] = [Polynomial(tuple(names), t) for _, t in sorted(out.pop("terms").items())]
     return out
