@@ -6,6 +6,9 @@ Two routes, for two sizes of problem.
 
 * :func:`singular_locus` -- the Jacobian criterion: the singular locus of
   ``V(I)`` (of codimension ``c``) is ``V(I + c x c minors of the Jacobian)``.
+* :func:`ideal_singular_locus` -- the singular locus of the reduced variety of a user's ideal, with
+  ``dim V(I)``, radicality and equidimensionality decided (sympy where it can prove them, else Singular's
+  primdec.lib, else "out of reach").
 * :func:`critical_locus` -- the critical points of a parametrization: the
   ideal of the ``r x r`` minors of its Jacobian, ``r`` the generic rank.
 * :func:`same_zero_set` -- certifies ``V(I) = V(J)`` over C: every generator
