@@ -204,11 +204,10 @@ class BasinClaim(Claim):
     its last memorising and first generalising checkpoints, written by ``neuroalgebra grok basin``) and
     ``sha256`` the file's, checked on every read: training is not bit-reproducible across CPUs, so the
     claim is about these exact weights, never a re-trained run.  Both checkpoints are certified as
-    ``local_rank`` certificates at the stated ``tolerance`` of ``||grad L_n||`` and compared where
-    Theorem F.1 gives their lambda (:func:`algebra.certify.local_rank.judge_basin`).
+    ``local_rank`` certificates and compared where Theorem F.1 gives their lambda
+    (:func:`algebra.certify.local_rank.judge_basin`).
     """
 
     checkpoints: str
     sha256: str
-    tolerance: str = "1e-5"
     group: str = field(default="basin", kw_only=True)
