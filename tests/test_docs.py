@@ -3,8 +3,8 @@ malformed reST in a documented docstring or a notebook that no longer parses fai
 and tables are typeset, not left as ``$...$`` or ``|---|`` text (issue 32, item 7).
 
 Measured: the unexecuted site (the default run) about 7 s on an idle core, 40 s with both cores busy; the
-executed site (``NEUROALGEBRA_DOCS_EXECUTE=1``, every tutorial run in fast mode) 3.5 min on two loaded cores,
-so its test is marked slow.
+executed site (``NEUROALGEBRA_DOCS_EXECUTE=1``, every tutorial run in fast mode, about one CPU-minute) 1.2 to
+3.5 min on two shared cores, so its test is marked slow.
 """
 
 from __future__ import annotations
@@ -45,28 +45,30 @@ def site(tmp_path_factory):
 
 
 def unrendered(html: str) -> list[str]:
-    """Markup a reader would see as text: a ``$`` or a ``|---`` table rule outside code and typeset mathematics.
+    """Markup a reader would see as text: a ``$``, or a table rule ``|---|``, outside code and typeset mathematics.
+
+    Sphinx's smart quotes turn a rule's ``---`` into an em dash (``|—|``), so both spellings count.
 
     >>> unrendered('<p>x <span class="math notranslate">(a+b)^2</span></p><pre>rule = "$|---|"</pre>')
     []
-    >>> unrendered('<p>the map $f$</p><p>|---|---|</p>')
-    ['<p>the map $f$</p><p>|---|---|</p>']
+    >>> unrendered('<p>the map $f$</p>'), unrendered('<p>| a |\\n|—|</p>'), unrendered('<p>|---|</p>')
+    (['<p>the map $f$</p>'], ['|—|</p>'], ['<p>|---|</p>'])
     """
     text = re.sub(r"<(script|style|pre|code)\b.*?</\1>", "", html, flags=re.S)
     text = re.sub(r'<(span|div) class="math[^"]*">.*?</\1>', "", text, flags=re.S)
-    return re.findall(r".{0,60}(?:\$|\|-{3}).{0,60}", text)
+    return re.findall(r".{0,60}(?:\$|\|\s*:?(?:-{3}|—|–)).{0,60}", text)
 
 
 def outputs(html: str) -> str:
-    """The HTML of a tutorial page's cell outputs only (not the code that makes them).
+    """The HTML of a tutorial page's cell outputs only (not the code that makes them, nor the page around them).
 
-    >>> page = ('<div class="cell docutils"><pre>print("x1")</pre><div class="cell_output docutils">x1</div></div>'
-    ...         '<div class="cell docutils"><pre>y = 2</pre></div>')
-    >>> "x1" in outputs(page), "print" in outputs(page), "y = 2" in outputs(page)
-    (True, False, False)
+    >>> page = ('<section><div class="cell docutils"><pre>print("x1")</pre><div class="cell_output docutils">x1'
+    ...         '</div></div><div class="cell docutils"><pre>y = 2</pre></div></section><div>z3</div>')
+    >>> [word in outputs(page) for word in ("x1", "print", "y = 2", "z3")]
+    [True, False, False, False]
     """
     parts = html.split('class="cell_output')[1:]
-    return "".join(part.split('class="cell ')[0] for part in parts)
+    return "".join(re.split(r'class="cell |</section>', part)[0] for part in parts)
 
 
 def _cells(notebook: Path, kind: str) -> list[str]:
@@ -121,7 +123,7 @@ def test_markdown_tables_are_tables(site):
         assert "<table" in html and unrendered(html) == [], name
 
 
-@pytest.mark.slow  # every tutorial executed: 3.5 min on two loaded cores
+@pytest.mark.slow  # every tutorial executed: 1.2 to 3.5 min on two shared cores
 def test_executed_site_typesets_outputs_and_says_what_it_skipped(tmp_path):
     import importlib.util
 
