@@ -77,14 +77,18 @@ algebra.errors.InputError: invalid --no-worker-timeout=0: expected a number of s
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import io
 import json
-import math
+import logging
 import os
 import time
 from pathlib import Path
 
+from algebra import inputs
 from algebra.errors import AlgebraError, InputError
+from algebra.files import write_atomic
 
 __all__ = ["run_sweep", "write_csv", "SweepError", "ClusterError", "SchedulerAddress", "NO_WORKER_TIMEOUT", "item_key"]
 
@@ -143,9 +147,7 @@ class SchedulerAddress(str):
 
 def _timeout(value) -> float:
     """A positive, finite number of seconds (``--no-worker-timeout``)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-        raise InputError("--no-worker-timeout", value, "a number of seconds > 0")
-    return float(value)
+    return inputs.real(value, "--no-worker-timeout", low=0, low_open=True, allowed="a number of seconds > 0")
 
 
 def _square(item: dict) -> dict:
@@ -205,8 +207,8 @@ def run_sweep(func, items, *, key=None, scheduler: str | None = None, workers: i
     """Apply ``func`` to every item, one Dask task per item; see the module docstring."""
     items = list(items)
     key = key or item_key
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-        raise InputError("--workers", workers, "an integer >= 1")
+    if workers is not None:
+        inputs.integer(workers, "--workers", minimum=1)
     if scheduler is not None and not isinstance(scheduler, str):
         raise InputError("--scheduler", scheduler, "'serial' or a scheduler address such as tcp://host:8786")
     if no_worker_timeout is None:
@@ -246,14 +248,31 @@ def run_sweep(func, items, *, key=None, scheduler: str | None = None, workers: i
                     continue
                 record(k, it, result)
         elif todo:
-            _run_on_dask(func, todo, record, failures, scheduler=scheduler, workers=workers,
-                         no_worker_timeout=no_worker_timeout, desc=desc)
+            with _quiet_dask_logs():
+                _run_on_dask(func, todo, record, failures, scheduler=scheduler, workers=workers,
+                             no_worker_timeout=no_worker_timeout, desc=desc)
     finally:
         if bar is not None:
             bar.close()
     if failures:
         raise SweepError(failures)
     return [{c: v for c, v in done[k].items() if c != "_key"} for k in keys]
+
+
+@contextlib.contextmanager
+def _quiet_dask_logs():
+    """Hold Dask's own loggers (and tornado's, which carries its comms) at CRITICAL while a sweep runs: a lost
+    scheduler is reported once, as the one-line :class:`ClusterError`, not after distributed's 24-line
+    reconnect tracebacks on stderr.  The levels are restored afterwards."""
+    loggers = [logging.getLogger(name) for name in ("distributed", "tornado", "asyncio")]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        for lg, level in zip(loggers, levels):
+            lg.setLevel(level)
 
 
 def _run_on_dask(func, todo, record, failures, *, scheduler, workers, no_worker_timeout, desc) -> None:
@@ -360,11 +379,9 @@ def write_csv(rows, path) -> Path:
         for c in r:
             if c not in cols and c != "_key":
                 cols.append(c)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=cols)
-        w.writeheader()
-        for r in rows:
-            w.writerow({c: r.get(c, "") for c in cols})
-    os.replace(tmp, path)
-    return path
+    buf = io.StringIO(newline="")
+    w = csv.DictWriter(buf, fieldnames=cols)
+    w.writeheader()
+    for r in rows:
+        w.writerow({c: r.get(c, "") for c in cols})
+    return write_atomic(path, buf.getvalue().encode())  # a full disk leaves the old file or none

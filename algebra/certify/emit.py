@@ -44,7 +44,9 @@ from fractions import Fraction
 from algebra.version import __version__
 from algebra.certify.canonical import exact, seal
 from algebra.certify.symbolic import sparse_polynomial, symbolic_symmetry_fields
+from algebra import inputs
 from algebra.errors import CertificateError, InputError
+from algebra.models.base import Model
 from algebra.engine.dimension import DEFAULT_MAX_MEMORY
 from algebra.exact.field import DEFAULT_PRIME
 
@@ -902,10 +904,12 @@ def certify_model(model, path, *, seed: int = 0, claimed: int | None = None, rel
     .. [2] Wetzler, Heule, Hunt, "DRAT-trim: efficient checking and trimming using expressive clausal proofs",
        SAT 2014 (the emit/check split: the heavy side writes hints, a small checker replays them).
     """
+    if not isinstance(model, Model):
+        raise InputError("model", model, "a Model from algebra.models")
+    inputs.output_file(path, "path")  # before the work: a missing directory is refused, not found at the end
     if quantity not in ("dimension", "lambda"):
         raise InputError("quantity", quantity, "dimension or lambda")
-    if seed < 0:
-        raise InputError("seed", seed, "a non-negative integer")
+    seed = inputs.seed(seed, "seed")
     if quantity == "lambda":
         return _write(rlct_certificate(model, claimed=claimed, relation=relation, seed=seed, prime=prime), path)
     try:

@@ -37,6 +37,9 @@ __all__ = [
     "prime_arg",
     "parse_real",
     "real_arg",
+    "output_file_arg",
+    "output_directory_arg",
+    "input_file_arg",
     "add_progress_options",
     "progress_bar",
     "add_certificate_option",
@@ -236,6 +239,48 @@ def real_arg(name: str, **bounds):
     return parse
 
 
+def _path_arg(check, name: str, kind: str):
+    def parse(text: str) -> str:
+        try:
+            check(text, name)
+        except InputError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        return text
+
+    parse.path_option = name
+    parse.__name__ = kind  # argparse names the type in its own messages
+    return parse
+
+
+def output_file_arg(name: str):
+    """argparse type: :func:`algebra.inputs.output_file` (checked while parsing, so before any work), naming
+    the option ``name``; the text is kept as typed.
+
+    Examples
+    --------
+    >>> output_file_arg("--certificate")("/nonexistent/dir/c.json")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: invalid --certificate='/nonexistent/dir/c.json': expected a file in an existing directory (/nonexistent/dir does not exist)
+    >>> output_file_arg("--certificate")("")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: invalid --certificate='': expected a file path (not empty)
+    """
+    return _path_arg(inputs.output_file, name, "output file")
+
+
+def output_directory_arg(name: str):
+    """argparse type: :func:`algebra.inputs.output_directory` (created later if missing; a file in the way is
+    refused while parsing)."""
+    return _path_arg(inputs.output_directory, name, "output directory")
+
+
+def input_file_arg(name: str):
+    """argparse type: :func:`algebra.inputs.input_file` (an existing regular file)."""
+    return _path_arg(inputs.input_file, name, "input file")
+
+
 # -- progress: a tqdm bar on stderr by default, --quiet switches it off ------------------------------
 
 
@@ -277,7 +322,7 @@ def progress_bar(iterable=None, *, quiet: bool, desc: str, total: int | None = N
 def add_certificate_option(parser, *, claim: bool = False) -> None:
     """``--certificate FILE``: write one certificate of what the command proved (``dim``, ``secant``, ``rlct``);
     with ``claim``, also ``--claim CLAIM`` (:func:`parse_claim`), recorded in that certificate."""
-    parser.add_argument("--certificate", metavar="FILE", default=None,
+    parser.add_argument("--certificate", metavar="FILE", default=None, type=output_file_arg("--certificate"),
                         help="also write a certificate of the result to FILE (re-check it with `neuroalgebra verify FILE`)")
     if claim:
         parser.add_argument("--claim", metavar="CLAIM", type=claim_arg, default=None,

@@ -19,7 +19,7 @@ import numpy as np
 
 from algebra.checker.attention import MAX_ENTRIES, MAX_PRODUCT, MAX_SIDE
 from algebra.cli._llc import flag_names
-from algebra.cli.args import add_progress_options, integer_arg, parse_integers, parse_real, positive_arg, real_arg
+from algebra.cli.args import add_progress_options, integer_arg, output_file_arg, parse_integers, parse_real, positive_arg, real_arg
 from algebra.errors import InputError
 
 __all__ = ["register"]
@@ -336,7 +336,7 @@ def register(subparsers) -> None:
     m.add_argument("--beta", type=real_arg("--beta", low=0, high=MAX_BETA), default=1.0,
                    help=f"inverse temperature, in [0, {MAX_BETA:g}] (MAX_BETA)")
     m.add_argument("--eps", type=real_arg("--eps"), default=0.25)
-    m.add_argument("--certificate", default=None, metavar="FILE.json",
+    m.add_argument("--certificate", default=None, metavar="FILE.json", type=output_file_arg("--certificate"),
                    help="write the attention_rank certificate (re-check with python -m algebra.checker)")
     m.add_argument("--json", action="store_true")
     m.set_defaults(handler=_cmd_matrix)

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from algebra.checker.kernel import MAX_FILE_BYTES
-from algebra.cli.args import add_progress_options, add_sweep_options, nonnegative_arg, progress_bar, sweep_options
+from algebra.cli.args import add_progress_options, output_directory_arg, output_file_arg, add_sweep_options, nonnegative_arg, progress_bar, sweep_options
 from algebra.errors import InputError
 
 __all__ = ["register", "certificate_paths"]
@@ -21,7 +21,7 @@ def register(subparsers) -> None:
         "approximation ranks of attention matrices) and write one certificate per claim plus INDEX.md and index.json "
         "(which also lists the certificates of the attention/ subdirectory, never rewritten or deleted here).",
     )
-    p.add_argument("--out", default="certificates", help="output directory (default: certificates)")
+    p.add_argument("--out", default="certificates", type=output_directory_arg("--out"), help="output directory (default: certificates)")
     p.add_argument("--fast", action="store_true", help="only the small CI subset")
     p.add_argument("--seed", type=nonnegative_arg("--seed"), default=0, help="seed of the integer points and inputs")
     add_progress_options(p)
@@ -56,7 +56,7 @@ def register(subparsers) -> None:
     )
     e.add_argument("system", choices=["singular", "m2"])
     e.add_argument("certificate", metavar="CERT")
-    e.add_argument("-o", "--output", default=None, help="script path (default: next to CERT)")
+    e.add_argument("-o", "--output", default=None, type=output_file_arg("--output"), help="script path (default: next to CERT)")
     e.set_defaults(handler=_export)
 
     x = subparsers.add_parser(

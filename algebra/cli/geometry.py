@@ -37,7 +37,7 @@ from typing import Callable
 
 
 from algebra.cli._llc import flag_names
-from algebra.cli.args import (add_certificate_option, add_progress_options, add_sweep_options, certificate_status,
+from algebra.cli.args import (add_certificate_option, output_directory_arg, add_progress_options, add_sweep_options, certificate_status,
                               claim_options, generators_named, nonnegative_arg, parse_memory, parse_widths, positive_arg,
                               prime_arg, print_certificate, progress_bar, sweep_options, write_certificate)
 from algebra.engine import MODES, dimension

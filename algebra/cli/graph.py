@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 
 from algebra.cli._llc import EXIT_STATUS, LLC_FLAGS, add_llc_options, flag_names, llc_settings, print_llc
-from algebra.cli.args import nonnegative_arg, positive_arg, write_certificate
+from algebra.cli.args import nonnegative_arg, output_file_arg, positive_arg, write_certificate
 from algebra.errors import CertificateError, InputError, ResourceError
 
 __all__ = ["register", "register_llc_graph", "IDENTITY_TOL", "MAX_DESIGN_ENTRIES", "MAX_D"]
@@ -193,7 +193,7 @@ def register(subparsers) -> None:
     p.set_defaults(handler=_run_irreps)
     p = sub.add_parser("fisher", help="score-space Fisher, isotypic Q_rho ranks, Assumption 1 decided")
     _design_options(p, fisher=True)
-    p.add_argument("--certificate", metavar="FILE", default=None,
+    p.add_argument("--certificate", metavar="FILE", default=None, type=output_file_arg("--certificate"),
                    help="also write a certificate of Lemma 1 / (13)-(15) on this design to FILE "
                         "(re-check it with `neuroalgebra verify FILE`)")
     p.set_defaults(handler=_run_fisher)

@@ -21,7 +21,7 @@ import json
 import os
 
 from algebra.cli._llc import EXIT_STATUS, LLC_FLAGS, add_llc_options, flag_names, llc_settings, print_llc
-from algebra.cli.args import add_sweep_options, nonnegative_arg, parse_widths, positive_arg, sweep_options
+from algebra.cli.args import add_sweep_options, output_directory_arg, nonnegative_arg, parse_widths, positive_arg, sweep_options
 from algebra.cli.graph import register_llc_graph
 from algebra.errors import InputError
 
@@ -161,7 +161,7 @@ def register(subparsers) -> None:
     p.add_argument("--which", choices=("calibration", "validation"), default="calibration",
                    help="calibration: the models the procedure was designed on; validation: "
                         "models it never saw (run with the calibration frozen)")
-    p.add_argument("--out", default="llc_suite_out", help="output directory")
+    p.add_argument("--out", default="llc_suite_out", type=output_directory_arg("--out"), help="output directory")
     p.add_argument("--resume", action="store_true",
                    help="keep the rows of OUT's previous run made with the same seed and settings; run only "
                         "the entries it lacks (entries added to a suite later)")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 from algebra.cli._llc import flag_names
-from algebra.cli.args import (generators_named, integer_arg, parse_integers, parse_widths, print_certificate,
+from algebra.cli.args import (generators_named, integer_arg, output_file_arg, parse_integers, parse_widths, print_certificate,
                               write_certificate)
 from algebra.errors import InputError, ResourceError
 from algebra.models.polynomial import parse_generators
@@ -197,7 +197,7 @@ def register(subparsers) -> None:
         return p
 
     def certifiable(p):
-        p.add_argument("--certificate", metavar="FILE", default=None,
+        p.add_argument("--certificate", metavar="FILE", default=None, type=output_file_arg("--certificate"),
                        help="also write a certificate of lambda to FILE (re-check it with `neuroalgebra verify FILE`)")
         return p
 

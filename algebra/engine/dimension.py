@@ -507,15 +507,20 @@ def _check_arguments(model, mode, seed, samples, max_memory) -> tuple:
     """``(seed, max_memory)`` as ints (``max_memory`` may stay None); :class:`InputError` naming a bad one."""
     if not isinstance(model, Model):
         raise InputError("model", type(model).__name__, "a Model from algebra.models")
-    if mode not in MODES:
-        raise InputError("mode", mode, "one of " + ", ".join(MODES))
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise InputError("seed", seed, "a non-negative integer")
-    if samples is not None and (isinstance(samples, bool) or not isinstance(samples, int) or samples < 1):
-        raise InputError("samples", samples, "a positive integer")
+    inputs.choice(mode, "mode", MODES)
+    seed = inputs.seed(seed, "seed")
     if max_memory is not None:
-        max_memory = parse_memory(max_memory)
-    return int(seed), max_memory
+        max_memory = inputs.memory(max_memory, "max_memory")
+    if samples is not None:
+        inputs.integer(samples, "samples", minimum=1)
+        # the sample Jacobian (samples x outputs rows, P columns) and the inputs are sized before either is drawn
+        rows = samples * max(model.n_outputs, 1)
+        need = JACOBIAN_BYTES_PER_ENTRY * rows * max(model.parameter_count, model.n_inputs, 1)
+        if max_memory is not None and need > max_memory:
+            raise InputError("samples", samples,
+                             f"fewer samples: a {rows:,} x {model.parameter_count:,} sample Jacobian needs about "
+                             f"{need / 2**30:.3g} GiB, above the memory limit (max_memory, --max-memory) = {max_memory / 2**30:.3g} GiB")
+    return seed, max_memory
 
 
 def _refuse_sizes(model: Model, mode: str, n_monomials: int, *, prime, witness: bool, max_entries: int | None,

@@ -490,8 +490,8 @@ SWEEP_COLUMNS = ("input", "filters", "channels", "strides", "dense", "activation
 def write_cnn_sweep(rows: list, csv_path, md_path, *, command: str = "") -> dict:
     """Write the sweep as CSV (:func:`algebra.sweep.write_csv`) and Markdown; return the verdict counts."""
     from collections import Counter
-    from pathlib import Path
 
+    from algebra.files import write_atomic
     from algebra.sweep import write_csv
 
     write_csv([{c: r.get(c, "") for c in SWEEP_COLUMNS} for r in rows], csv_path)
@@ -504,7 +504,7 @@ def write_cnn_sweep(rows: list, csv_path, md_path, *, command: str = "") -> dict
               "Verdicts: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())), "",
               "| " + " | ".join(SWEEP_COLUMNS) + " |", "|" + "---|" * len(SWEEP_COLUMNS)]
     lines += ["| " + " | ".join(str(r.get(c, "")) for c in SWEEP_COLUMNS) + " |" for r in rows]
-    Path(md_path).write_text("\n".join(lines) + "\n")
+    write_atomic(md_path, ("\n".join(lines) + "\n").encode())
     return dict(counts)
 
 

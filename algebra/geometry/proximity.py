@@ -360,14 +360,17 @@ def sweep_rows(results) -> list:
 def write_sweep_table(results, csv_path, md_path, *, command: str = "") -> dict:
     """Write the Conjecture 3.16 sweep as CSV and Markdown; returns the verdict counts."""
     import csv
+    import io
+
+    from algebra.files import write_atomic
     from collections import Counter
-    from pathlib import Path
 
     rows = sweep_rows(results)
-    with Path(csv_path).open("w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=SWEEP_COLUMNS)
-        w.writeheader()
-        w.writerows(rows)
+    buf = io.StringIO(newline="")
+    w = csv.DictWriter(buf, fieldnames=SWEEP_COLUMNS)
+    w.writeheader()
+    w.writerows(rows)
+    write_atomic(csv_path, buf.getvalue().encode())  # a full disk leaves the old file or none, never 0 bytes
     counts = Counter(r["conjecture_3_16"].split(" (")[0] for r in rows)
     lines = ["# Conjecture 3.16 sweep (proximity-bias paper)", ""]
     if command:
@@ -376,5 +379,5 @@ def write_sweep_table(results, csv_path, md_path, *, command: str = "") -> dict:
               "point of F' (Lemma B.8).", "", "Conjecture 3.16: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())), "",
               "| " + " | ".join(SWEEP_COLUMNS) + " |", "|" + "---|" * len(SWEEP_COLUMNS)]
     lines += ["| " + " | ".join(str(r[c]) for c in SWEEP_COLUMNS) + " |" for r in rows]
-    Path(md_path).write_text("\n".join(lines) + "\n")
+    write_atomic(md_path, ("\n".join(lines) + "\n").encode())
     return dict(counts)

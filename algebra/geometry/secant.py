@@ -573,13 +573,16 @@ def write_table(results: Sequence[SecantResult], csv_path, md_path, *, title: st
                 command: str = "") -> int:
     """Write every result to ``csv_path`` and the defective ones to a Markdown table; returns #defective."""
     import csv
-    from pathlib import Path
+    import io
+
+    from algebra.files import write_atomic
 
     rows = table_rows(results)
-    with Path(csv_path).open("w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=TABLE_COLUMNS)
-        w.writeheader()
-        w.writerows(rows)
+    buf = io.StringIO(newline="")
+    w = csv.DictWriter(buf, fieldnames=TABLE_COLUMNS)
+    w.writeheader()
+    w.writerows(rows)
+    write_atomic(csv_path, buf.getvalue().encode())  # a full disk leaves the old file or none, never 0 bytes
     bad = [row for row, r in zip(rows, results) if r.defective]
     cols = ("variety", "factors", "degrees", "k", "ambient", "expected", "lower_bound", "upper_bound", "defect", "status")
     lines = [f"# {title}", ""]
@@ -590,5 +593,5 @@ def write_table(results: Sequence[SecantResult], csv_path, md_path, *, title: st
     lines.append("|" + "---|" * len(cols))
     for row in bad:
         lines.append("| " + " | ".join(str(row[c]) for c in cols) + " |")
-    Path(md_path).write_text("\n".join(lines) + "\n")
+    write_atomic(md_path, ("\n".join(lines) + "\n").encode())
     return len(bad)

@@ -34,6 +34,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from algebra import inputs
 from algebra.errors import InputError
 from algebra.exact.field import PrimeField
 from algebra.models.base import Model, layer_widths, positive_int
@@ -105,15 +106,23 @@ def parse_inactive(text: str, n_hidden: int, *, argument: str = "--inactive") ->
     out: dict = {}
     if not text:
         return out
-    for item in text.split(","):
+    allowed = "comma-separated LAYER:NEURON pairs, e.g. 1:0,2:3"
+    for item in inputs.text(text, argument, allowed).split(","):
         parts = item.strip().split(":")
-        if len(parts) != 2 or not all(p.strip().isascii() and p.strip().isdigit() for p in parts):
-            raise InputError(argument, text, "comma-separated LAYER:NEURON pairs, e.g. 1:0,2:3")
-        layer, neuron = int(parts[0]), int(parts[1])
+        if len(parts) != 2:
+            raise InputError(argument, text, allowed)
+        try:
+            layer, neuron = (inputs.parse_integer(p, argument, minimum=0) for p in parts)
+        except InputError:
+            raise InputError(argument, text, allowed) from None
         if not 1 <= layer <= n_hidden:
             raise InputError(argument, text, f"hidden layers numbered 1..{n_hidden}")
         out.setdefault(layer, set()).add(neuron)
     return {k: tuple(sorted(v)) for k, v in sorted(out.items())}
+
+
+_ACTIVATIONS = ("a polynomial in t as text ('t^2'), an algebra Polynomial or a list of at most "
+                f"{MAX_EXPONENT + 1} finite coefficients (not a function: activations are exact polynomials)")
 
 
 def _coeffs(act) -> tuple:
@@ -121,16 +130,16 @@ def _coeffs(act) -> tuple:
         return parse_activation(act, argument="activations")
     if isinstance(act, Polynomial):
         return tuple(act.coefficients_univariate())
+    if not isinstance(act, (list, tuple)) or len(act) > MAX_EXPONENT + 1:
+        raise InputError("activations", act, _ACTIVATIONS)
     try:
         cs = tuple(Fraction(c) for c in act)
-    except (TypeError, ValueError):
-        raise InputError("activation", act, "a polynomial in t (text) or a coefficient list") from None
+    except (TypeError, ValueError, OverflowError):  # a function, a name, NaN or an infinity
+        raise InputError("activations", act, _ACTIVATIONS) from None
     while len(cs) > 1 and cs[-1] == 0:
         cs = cs[:-1]
     if len(cs) < 2:
-        raise InputError("activation", act, "a non-constant polynomial")
-    if len(cs) - 1 > MAX_EXPONENT:  # the same cap as a parsed activation 't^k'
-        raise InputError("activation", f"a polynomial of degree {len(cs) - 1}", f"degree at most {MAX_EXPONENT}")
+        raise InputError("activations", act, "a non-constant polynomial")
     return cs
 
 
@@ -151,6 +160,8 @@ def activation_list(activations, count: int, layer: str = "hidden layer") -> tup
     """
     if isinstance(activations, str):
         return parse_activations(activations, count, layer=layer)
+    if not isinstance(activations, (Polynomial, list, tuple)) or len(activations) > MAX_EXPONENT + 1 + count:
+        raise InputError("activations", activations, f"{_ACTIVATIONS}; or one of those per {layer}")
     if isinstance(activations, Polynomial) or (
         isinstance(activations, (list, tuple)) and activations and not isinstance(activations[0], (str, list, tuple, Polynomial))
     ):
@@ -198,7 +209,7 @@ class MLP(Model):
     >>> MLP((2, 0, 1), "t^2")
     Traceback (most recent call last):
     ...
-    algebra.errors.InputError: invalid widths=(2, 0, 1): expected integers >= 1
+    algebra.errors.InputError: invalid widths=(2, 0, 1): expected a sequence of at least 2 positive integers
     """
 
     family = "mlp"
@@ -210,12 +221,23 @@ class MLP(Model):
         if not isinstance(bias, bool):
             raise InputError("bias", bias, "True or False")
         self.bias = bias
+        if isinstance(inactive, str):  # the CLI's text, read by the one parser of it
+            inactive = parse_inactive(inactive, n_hidden, argument="inactive")
+        if inactive is not None and not isinstance(inactive, Mapping):
+            raise InputError("inactive", inactive, "a mapping {layer: [neurons]} or text 'LAYER:NEURON,...'")
         inactive = dict(inactive or {})
         clean = {}
         for layer, neurons in inactive.items():
             if isinstance(layer, bool) or not isinstance(layer, int) or not 1 <= layer <= n_hidden:
                 raise InputError("inactive", inactive, f"hidden layers numbered 1..{n_hidden}")
-            ns = tuple(sorted(set(int(n) for n in neurons)))
+            if isinstance(neurons, (int, np.integer)):
+                neurons = (neurons,)
+            try:
+                ns = tuple(sorted(set(inputs.integers(neurons, "inactive", minimum=0,
+                                                      max_length=self.widths[layer]))))
+            except InputError:
+                raise InputError("inactive", inactive, f"neurons of layer {layer} numbered "
+                                 f"0..{self.widths[layer] - 1}") from None
             if any(n < 0 or n >= self.widths[layer] for n in ns):
                 raise InputError("inactive", inactive, f"neurons of layer {layer} numbered 0..{self.widths[layer] - 1}")
             if len(ns) >= self.widths[layer]:

@@ -156,6 +156,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from algebra import inputs
 from algebra.errors import InputError
 from algebra.numeric.estimators import LLCEstimate, estimate_llc, multi_temperature
 from algebra.numeric.laplace import hessian_spectrum, laplace_prediction, localization_deficit
@@ -456,9 +457,12 @@ def calibrated_llc(model, *, settings: CalibrationSettings | None = None, seed: 
     >>> calibrated_llc(small, settings=FAST, seed=1, target="empirical").target
     'empirical'
     """
-    if target not in TARGETS:
-        raise InputError("target", target, "one of " + ", ".join(TARGETS))
-    s = settings or CalibrationSettings()
+    _needs = ("w_star", "n", "loss", "loss_and_grad", "hessian_vector")
+    if model is None or any(not hasattr(model, a) for a in _needs):
+        raise InputError("model", model, "a RegressionModel, TorchModel or an object with " + ", ".join(_needs))
+    inputs.choice(target, "target", TARGETS)
+    inputs.seed(seed, "seed")
+    s = inputs.settings(settings, "settings", CalibrationSettings)
     if s.start not in STARTS:
         raise InputError("settings.start", s.start, "one of " + ", ".join(STARTS))
     h = _units(model)

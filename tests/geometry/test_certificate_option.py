@@ -98,7 +98,9 @@ def test_unwritable_certificate_leaves_nothing(tmp_path):
     blocker = tmp_path / "afile"
     blocker.write_text("not a directory")
     target = blocker / "c.json"
-    assert main(["dim", "qk", "--d", "3", "--k", "2", "--certificate", str(target)]) == 2
+    with pytest.raises(SystemExit) as exc:  # refused while parsing (algebra.inputs.output_file), before any work
+        main(["dim", "qk", "--d", "3", "--k", "2", "--certificate", str(target)])
+    assert exc.value.code == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
 
 
