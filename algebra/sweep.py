@@ -86,7 +86,7 @@ import os
 import time
 from pathlib import Path
 
-from algebra import inputs
+import algebra.inputs as inputs
 from algebra.errors import AlgebraError, InputError
 from algebra.files import write_atomic
 

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from algebra import inputs
+import algebra.inputs as inputs
 from algebra.errors import InputError, ResourceError
 
 __all__ = [

@@ -44,7 +44,7 @@ from fractions import Fraction
 from algebra.version import __version__
 from algebra.certify.canonical import exact, seal
 from algebra.certify.symbolic import sparse_polynomial, symbolic_symmetry_fields
-from algebra import inputs
+import algebra.inputs as inputs
 from algebra.errors import CertificateError, InputError
 from algebra.models.base import Model
 from algebra.engine.dimension import DEFAULT_MAX_MEMORY
@@ -178,7 +178,7 @@ def _self_check_verdict(cert: dict) -> tuple:
         raise CertificateError(f"the emitted certificate does not verify: {exc}") from None
 
 
-MAX_CLAIMED = 2**63 - 1  # the checker's bound on a recorded claimed rank (kernel.MAX_CLAIMED)
+MAX_CLAIMED = 2**63 - 1  # the checker's bound on a recorded claimed rank (algebra.checker.core.MAX_CLAIMED)
 
 
 def claimed_member(claimed, relation: str, *, quantity: str = "dimension") -> dict:
@@ -298,11 +298,11 @@ def _claim_kind(req: _DimensionRequest, cert: dict, lower: int, up_value: int | 
     caller claims more than the proven dimension and the checker derives a larger expected count
     (``min(ambient, P - symmetries)``), or ``dimension``.
     """
-    from algebra.checker import kernel
+    from algebra.checker import Reject, derive_claim, expected_count
 
     try:
-        expected = kernel.expected_count(kernel.Model(req.spec))
-    except kernel.Reject:  # no expected count the checker can derive (e.g. c t + c0 without biases): no defect
+        expected = expected_count(req.spec)
+    except Reject:  # no expected count the checker can derive (e.g. c t + c0 without biases): no defect
         expected = None
     kind = "rank_lower_bound"
     if up_value is not None and up_value > lower:
@@ -315,7 +315,12 @@ def _claim_kind(req: _DimensionRequest, cert: dict, lower: int, up_value: int | 
         kind = "defect" if defect else "dimension"
     cert["kind"] = kind
     value = up_value if kind == "rank_upper_bound" else lower
-    cert["claim"] = kernel.rank_claim(kind, kernel.Model(req.spec), req.spec, value, expected if kind == "defect" else None)
+    try:  # the checker derives the claim from the witnesses (its rendering); a non-generic point: the next seed
+        cert["claim"] = derive_claim(cert)
+    except Reject as exc:
+        raise CertificateError(f"the emitted certificate does not verify: {exc}") from None
+    if cert["claim"]["value"] != value:
+        raise CertificateError(f"the checker derives rank {cert['claim']['value']}, the run {value}")
     return kind, expected
 
 
@@ -419,8 +424,8 @@ def dimension_certificate(
                             record_claim)
     last_error = None
     for attempt in range(attempts):
-        cert, kind, lower, up_value, expected = _sealed(req, seed + attempt, result if attempt == 0 else None)
         try:
+            cert, kind, lower, up_value, expected = _sealed(req, seed + attempt, result if attempt == 0 else None)
             reason, judgement = _self_check_verdict(cert)
         except CertificateError as exc:  # a non-generic point: the Cramer identity fails
             last_error = exc
@@ -450,11 +455,11 @@ def certificate_mode(model) -> str:
 
 def _upper_block(model, res, witnesses: str, prime: int) -> tuple:
     """``(upper block, bound)``: the cheapest witnesses that meet the lower bound."""
-    from algebra.checker import kernel
+    from algebra.checker import ambient_count
 
     lower, P, auto = res.lower_bound, res.parameter_count, witnesses == "auto"
     block = {"fields": [], "equations": []}
-    ambient, status = kernel.Model(checker_spec(model)).ambient_count()  # the checker's own count
+    ambient, status = ambient_count(checker_spec(model))  # the checker's own count
     if auto and status != "above P" and ambient <= lower:
         return block, ambient
     if witnesses == "fields" or (auto and model.symmetry_count() and P - res.symmetry_rank <= lower):
@@ -497,10 +502,10 @@ def _formula_routes(name: str, args: tuple) -> tuple:
 def _finish_formula(cert: dict, claimed: dict | None = None) -> tuple:
     """Set the claim the checker derives from the formula block (and the ``claimed`` member when given), seal,
     self-check: ``(certificate, reason, judgement)``."""
-    from algebra.checker import Reject, kernel
+    from algebra.checker import Reject, derive_claim
 
     try:
-        cert["claim"] = kernel.check_formula(cert, [])
+        cert["claim"] = derive_claim(cert)
     except Reject as exc:
         raise CertificateError(f"the emitted formula certificate does not verify: {exc}") from None
     if claimed is not None:
@@ -528,7 +533,7 @@ def formula_certificate(name: str, *args, source: dict | None = None) -> Emitted
     >>> e.certificate["claim"]["route"]
     'Aoyagi (2024), Theorem 1, at depth 2 (widths M, H, N)'
     """
-    from algebra.checker import kernel
+    from algebra.checker import FORMULA_SOURCES
 
     stated, computed = _formula_routes(name, args)
     cert = _header("formula", source)
@@ -540,7 +545,7 @@ def formula_certificate(name: str, *args, source: dict | None = None) -> Emitted
         "theorem": computed.theorem,
         "case": computed.case,
         "stated": {"lambda": exact(stated.lam), "multiplicity": int(stated.multiplicity),
-                   "where": kernel.FORMULA_SOURCES[name]},
+                   "where": FORMULA_SOURCES[name]},
     }
     cert, reason, _ = _finish_formula(cert)
     verdict = "confirmed" if cert["claim"]["agrees"] else "refuted"
@@ -556,9 +561,9 @@ def _stated(stated: dict | None) -> dict | None:
     keys = set(stated) - {"where"}
     if keys not in ({"lambda"}, {"lambda", "multiplicity"}, {"lower", "upper"}):
         raise InputError("stated", stated, "keys lambda[, multiplicity] or lower, upper (and where)")
-    from algebra.checker import kernel
+    from algebra.checker import CITATION
 
-    if kernel.CITATION.fullmatch(stated["where"]) is None:  # a label, never a statement (the checker's rule)
+    if CITATION.fullmatch(stated["where"]) is None:  # a label, never a statement (the checker's rule)
         raise InputError("stated.where", stated["where"], "a citation of at most 120 characters: letters, digits, "
                          "spaces and . , & ( ) ' - (no '=', ':' or '<': it is a label, not a statement)")
     return {k: (v if k in ("where", "multiplicity") else exact(v)) for k, v in stated.items()}
@@ -591,8 +596,7 @@ def subnetwork_certificate(model, theta, inactive: dict, *, seed: int = 0, prime
 
     import numpy as np
 
-    from algebra.checker import Reject, kernel
-    from algebra.checker.cnn import subnetwork_bound
+    from algebra.checker import Reject, derive_claim
     from algebra.exact.field import PrimeField
     from algebra.exact.rank import rank_with_witness
     from algebra.models.base import monomial_count
@@ -614,14 +618,13 @@ def subnetwork_certificate(model, theta, inactive: dict, *, seed: int = 0, prime
     cert.update(model=diff, seed=seed, lower={"rows": list(w.rows), "cols": list(w.cols)},
                 point={"prime": str(prime), "theta": ["0"] * P, "inputs": [[str(int(v)) for v in r] for r in X]},
                 subnetwork={k: sub.certificate[k] for k in ("model", "point", "upper")})
-    try:
-        bound = subnetwork_bound(cert, kernel.Model(diff), [])
+    try:  # the checker derives rank d phi >= r from the minor and dim F' <= b from the subnetwork block
+        cert["claim"] = derive_claim(cert)
     except Reject as exc:
         raise CertificateError(f"the subnetwork certificate does not verify: {exc}") from None
-    cert["claim"] = kernel.rank_claim("rank_lower_bound", kernel.Model(diff), diff, w.rank, sub=bound)
     cert = seal(cert)
     reason = _self_check(cert)
-    b = bound[1]
+    b = cert["claim"]["subnetwork"]["dimension_at_most"]
     if w.rank > b:
         return Emitted(cert, "rank_lower_bound", w.rank, None, "confirmed", reason)
     note = f"rank d phi >= {w.rank} does not exceed the proven dim F' <= {b}: this count does not decide the case"
@@ -659,7 +662,7 @@ def rlct_certificate(model, *, stated: dict | None = None, claimed=None, relatio
     >>> e.certificate["claimed"], e.verdict
     ({'relation': '==', 'value': '5/2'}, 'confirmed')
     """
-    from algebra.checker import kernel
+    from algebra.certify.canonical import content_hash
     from algebra.errors import DomainError
 
     member = None if claimed is None else claimed_member(claimed, relation, quantity="lambda")
@@ -671,7 +674,7 @@ def rlct_certificate(model, *, stated: dict | None = None, claimed=None, relatio
     cert["seed"] = c["seed"]
     cert["formula"] = {
         "name": "regular_model",
-        "inputs": {"model_sha256": kernel.digest(c["model"])},
+        "inputs": {"model_sha256": content_hash(c["model"])},  # the checker's digest: a spec has no sha256
         "lambda": exact(Fraction(dim.lower, 2)),
         "multiplicity": 1,
         "theorem": "Watanabe (2009): lambda = d/2, m = 1 for a model regular in its identifiable coordinates",
@@ -751,15 +754,14 @@ def interval_certificate(payload: dict, *, statement: str | None = None, source:
     ...
     algebra.errors.CertificateError: the interval inequality does not hold in ball arithmetic: ...
     """
-    from algebra.checker import Reject
-    from algebra.checker.attention import derive_interval_claim
+    from algebra.checker import Reject, derive_claim
 
     if statement is not None:
         source = {**(source or {}), "statement": statement}
     cert = _header("interval_inequality", source)
     cert["payload"] = payload
     try:
-        cert["claim"] = derive_interval_claim(cert, [])
+        cert["claim"] = derive_claim(cert)
     except Reject as exc:
         raise CertificateError(f"the interval inequality does not hold in ball arithmetic: {exc}") from None
     cert = seal(cert)
@@ -894,7 +896,7 @@ def certify_model(model, path, *, seed: int = 0, claimed: int | None = None, rel
     >>> e = certify_model(MLP((3, 4, 1), "t^2", bias=True), path, claimed=12)
     >>> e.certificate["claimed"], e.verdict
     ({'relation': '==', 'value': 12}, 'refuted')
-    >>> from algebra.checker.files import check_file_verdict
+    >>> from algebra.checker import check_file_verdict
     >>> check_file_verdict(str(path))[2]["verdict"]   # re-derived from the file alone
     'refuted'
 

@@ -20,7 +20,7 @@ import argparse
 import contextlib
 import re
 
-from algebra import inputs
+import algebra.inputs as inputs
 from algebra.engine.dimension import parse_memory
 from algebra.errors import InputError
 from algebra.exact.field import MAX_PRIME
@@ -37,6 +37,7 @@ __all__ = [
     "prime_arg",
     "parse_real",
     "real_arg",
+    "memory_arg",
     "output_file_arg",
     "output_directory_arg",
     "input_file_arg",
@@ -239,6 +240,28 @@ def real_arg(name: str, **bounds):
     return parse
 
 
+def memory_arg(name: str = "--max-memory"):
+    """argparse type: :func:`algebra.inputs.memory` (bytes, ``8G``), its message naming the option ``name``.
+
+    Examples
+    --------
+    >>> memory_arg()("512M")
+    536870912
+    >>> memory_arg()("nan")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: invalid --max-memory='nan': expected bytes, e.g. 8G, 512M or 1000000
+    """
+    def parse(text: str) -> int:
+        try:
+            return inputs.memory(text, name)
+        except InputError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parse.integer_option = name
+    return parse
+
+
 def _path_arg(check, name: str, kind: str):
     def parse(text: str) -> str:
         try:
@@ -382,7 +405,7 @@ def write_certificate(path, emit) -> dict:
     (``kind``, ``relation``, ``value``), which for an uncertified result is
     only the proven lower bound.
     """
-    from algebra.checker.files import check_file_verdict
+    from algebra.checker import check_file_verdict
 
     try:
         emitted = emit(path)

@@ -37,8 +37,8 @@ from typing import Callable
 
 
 from algebra.cli._llc import flag_names
-from algebra.cli.args import (add_certificate_option, output_directory_arg, add_progress_options, add_sweep_options, certificate_status,
-                              claim_options, generators_named, nonnegative_arg, parse_memory, parse_widths, positive_arg,
+from algebra.cli.args import (add_certificate_option, memory_arg, output_directory_arg, add_progress_options, add_sweep_options, certificate_status,
+                              claim_options, generators_named, nonnegative_arg, parse_widths, positive_arg,
                               prime_arg, print_certificate, progress_bar, sweep_options, write_certificate)
 from algebra.engine import MODES, dimension
 from algebra.engine.dimension import DEFAULT_MAX_MEMORY, JACOBIAN_BYTES_PER_ENTRY
@@ -93,7 +93,7 @@ def add_dimension_options(parser, *, inherit: bool = False) -> None:
                         help="also report a nonzero maximal minor (rows, cols) with the point and inputs it is taken at")
     parser.add_argument("--samples", type=positive_arg("--samples"), default=_default(None, inherit),
                         help="number of sample inputs (sample mode)")
-    parser.add_argument("--max-memory", type=parse_memory, default=_default(DEFAULT_MAX_MEMORY, inherit),
+    parser.add_argument("--max-memory", type=memory_arg("--max-memory"), default=_default(DEFAULT_MAX_MEMORY, inherit),
                         metavar="BYTES", help="refuse above this predicted peak memory (suffixes K, M, G; default 16G)")
 
 

@@ -76,7 +76,7 @@ import numpy as np
 from algebra.engine.bottleneck import bottleneck_bounds
 from algebra.engine.fields import symmetry_pivots, symmetry_rank
 from algebra.engine.identities import IdentityCheck, cramer_fields_hold, image_equations_hold, kernel_fields_hold
-from algebra import inputs
+import algebra.inputs as inputs
 from algebra.errors import AlgebraError, InputError, NotFinishedError, ResourceError
 from algebra.exact.field import DEFAULT_PRIME, PrimeField, RationalField
 from algebra.exact.elimination import blas_supports, predicted_peak_bytes

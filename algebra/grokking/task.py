@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from algebra import inputs
+import algebra.inputs as inputs
 from algebra.errors import InputError
 from algebra.models.base import positive_int
 

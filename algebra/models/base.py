@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from algebra import inputs
+import algebra.inputs as inputs
 from algebra.errors import InputError, NotFinishedError
 
 __all__ = ["Model", "NoInputModel", "monomial_count", "positive_int", "int_list", "layer_widths", "MAX_LAYERS"]

@@ -34,7 +34,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from algebra import inputs
+import algebra.inputs as inputs
 from algebra.errors import InputError
 from algebra.exact.field import PrimeField
 from algebra.models.base import Model, layer_widths, positive_int
@@ -272,6 +272,29 @@ class MLP(Model):
             "bias": self.bias,
             "inactive": {str(k): list(v) for k, v in self.inactive.items()},
         }
+
+    # -- certificate form (registered in :mod:`algebra.models.registry`) ------
+    def to_spec(self) -> dict:
+        """The model in the checker's self-contained form: :meth:`spec` with each activation as its
+        exact coefficient list (constant term first).
+
+        Examples
+        --------
+        >>> m = MLP((2, 3, 1), "t^2 + t/2", bias=True, inactive={1: [2]})
+        >>> m.to_spec()["activations"]
+        [['0', '1/2', '1']]
+        >>> MLP.from_spec(m.to_spec()).spec() == m.spec()
+        True
+        """
+        return dict(self.spec(), activations=[[str(Fraction(c)) for c in a] for a in self.activations])
+
+    @classmethod
+    def from_spec(cls, spec: dict) -> "MLP":
+        """Inverse of :meth:`to_spec` (a malformed spec raises what indexing it raises; the registry
+        turns that into :class:`~algebra.errors.InputError`)."""
+        acts = [tuple(Fraction(c) for c in a) for a in spec["activations"]]
+        inactive = {int(k): list(v) for k, v in spec["inactive"].items()}
+        return cls(tuple(spec["widths"]), acts if acts else "t", bias=spec["bias"], inactive=inactive)
 
     @property
     def n_inputs(self) -> int:

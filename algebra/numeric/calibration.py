@@ -156,7 +156,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from algebra import inputs
+import algebra.inputs as inputs
 from algebra.errors import InputError
 from algebra.numeric.estimators import LLCEstimate, estimate_llc, multi_temperature
 from algebra.numeric.laplace import hessian_spectrum, laplace_prediction, localization_deficit

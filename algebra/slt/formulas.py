@@ -30,7 +30,7 @@ from fractions import Fraction
 from itertools import combinations
 from typing import Any, Sequence
 
-from algebra import inputs
+import algebra.inputs as inputs
 from algebra.errors import DomainError, InputError
 
 __all__ = [
