@@ -10,7 +10,8 @@
   ``forward``, ``jacobian`` or ``symmetry_fields`` code over it returns the
   outputs, the Jacobian or the kernel witnesses as explicit polynomials;
 * :func:`symbolic_forward` -- the one symbolic evaluator: a model's outputs as
-  polynomials in its free parameters and its inputs.
+  polynomials in its free parameters and its inputs;
+* :func:`sparse_polynomial` -- a polynomial in the certificate's (and the checker's) sparse form.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import numpy as np
 from algebra.errors import InputError
 from algebra.exact.field import NativeField
 
-__all__ = ["MAX_TERMS", "Polynomial", "PolynomialField", "multiply_terms", "symbolic_forward"]
+__all__ = ["MAX_TERMS", "Polynomial", "PolynomialField", "multiply_terms", "sparse_polynomial", "symbolic_forward"]
 
 #: Terms a product may have (hostile input cannot exhaust memory).
 MAX_TERMS = 20_000
@@ -223,6 +224,23 @@ class Polynomial:
     def to_json(self) -> list:
         """Canonical JSON form: sorted list of ``[exponents, "p/q"]`` pairs."""
         return [[list(e), _fraction_text(c)] for e, c in sorted(self.terms.items())]
+
+
+def sparse_polynomial(poly: Polynomial) -> list:
+    """``[[[[var, exp], ...], "coef"], ...]`` sorted: the certificate's polynomial form.
+
+    Variables are indices into ``poly.variables``; coefficients are exact strings.
+
+    Examples
+    --------
+    >>> sparse_polynomial(Polynomial(("x", "y", "z"), {(2, 0, 1): 1, (0, 1, 0): Fraction(-1, 2)}))
+    [[[[0, 2], [2, 1]], '1'], [[[1, 1]], '-1/2']]
+    """
+    out = []
+    for e, c in poly.terms.items():
+        out.append([[[i, int(k)] for i, k in enumerate(e) if k], _fraction_text(c)])
+    out.sort(key=lambda t: (t[0], t[1]))
+    return out
 
 
 def _fraction_text(c: Fraction) -> str:

@@ -68,6 +68,23 @@ class LightningAttention(Model):
     def spec(self) -> dict:
         return {"family": self.family, "d": self.d, "dout": self.dout, "tokens": self.tokens, "rank": self.rank if self.rank is not None else self.d}
 
+    # -- certificate form (registered in :mod:`algebra.models.registry`) ------
+    def to_spec(self) -> dict:
+        """The model in the checker's self-contained form (its :meth:`spec`: every field is an integer).
+
+        Examples
+        --------
+        >>> m = LightningAttention(2, 1, 3, rank=1)
+        >>> m.to_spec()["rank"], LightningAttention.from_spec(m.to_spec()).spec() == m.spec()
+        (1, True)
+        """
+        return dict(self.spec())
+
+    @classmethod
+    def from_spec(cls, spec: dict) -> "LightningAttention":
+        """Inverse of :meth:`to_spec`."""
+        return cls(spec["d"], spec["dout"], spec["tokens"], rank=spec["rank"])
+
     @property
     def n_inputs(self) -> int:
         return self.d * self.tokens

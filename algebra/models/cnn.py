@@ -70,6 +70,7 @@ algebra.errors.InputError: invalid filters=[5]: expected filters no larger than 
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 from math import prod
 from typing import Mapping, Sequence
 
@@ -448,6 +449,44 @@ class CNN(Model):
             "dense": self.dense,
             "inactive": {str(k): list(v) for k, v in self.inactive.items()},
         }
+
+    # -- certificate form (registered in :mod:`algebra.models.registry`) ------
+    def to_spec(self) -> dict:
+        """The model in the checker's self-contained form: :meth:`spec` with each activation as its
+        exact coefficient list.
+
+        Examples
+        --------
+        >>> m = CNN(4, [2], channels=(1, 2), activations="t^2", dense=1, inactive={1: [0]})
+        >>> m.to_spec()["activations"], CNN.from_spec(m.to_spec()).spec() == m.spec()
+        ([['0', '0', '1']], True)
+        """
+        return dict(self.spec(), activations=[[str(Fraction(c)) for c in a] for a in self.activations])
+
+    @classmethod
+    def from_spec(cls, spec: dict) -> "CNN":
+        """Inverse of :meth:`to_spec` (a malformed spec raises what indexing it raises; the registry
+        turns that into :class:`~algebra.errors.InputError`)."""
+        acts = [tuple(Fraction(c) for c in a) for a in spec["activations"]]
+        return cls(tuple(spec["input"]), [tuple(k) for k in spec["filters"]], channels=spec["channels"],
+                   strides=[tuple(s) for s in spec["strides"]], activations=acts or "t", bias=spec["bias"],
+                   dense=spec["dense"], inactive={int(k): list(v) for k, v in spec["inactive"].items()})
+
+    def differential_spec(self, theta, subnetwork: "CNN") -> dict:
+        """The checker's form of the differential ``d phi`` of this (full) CNN at the integer point
+        ``theta`` of ``subnetwork`` (this CNN with some channels inactive; proximity-bias paper,
+        Appendix C): the ``differential`` family of a ``rank_lower_bound`` certificate.
+
+        Examples
+        --------
+        >>> m = CNN(4, [2], channels=(1, 2), activations="t^2", dense=1)
+        >>> sub = CNN.from_spec(dict(m.to_spec(), inactive={"1": [0]}))
+        >>> s = m.differential_spec([1, 2, 3, 4, 0, 0, 0, 5, 6, 7], sub)
+        >>> s["family"], s["at"][:3], s["inactive"]
+        ('differential', ['1', '2', '3'], {'1': [0]})
+        """
+        return {"family": "differential", "of": self.to_spec(), "at": [str(int(v)) for v in theta],
+                "inactive": subnetwork.to_spec()["inactive"]}
 
     @property
     def n_inputs(self) -> int:

@@ -161,6 +161,17 @@ class _MatrixProduct(NoInputModel):
     def _factor_names(self) -> list:
         """``[(parameter block, is_transposed), ...]`` for each factor."""
 
+    def to_spec(self) -> dict:
+        """The model in the checker's self-contained form (its :meth:`spec`; registered in
+        :mod:`algebra.models.registry`).
+
+        Examples
+        --------
+        >>> QueryKey(3, 2).to_spec(), DeepLinear([2, 3, 2]).to_spec()
+        ({'family': 'qk', 'd': 3, 'k': 2}, {'family': 'linear', 'widths': [2, 3, 2]})
+        """
+        return dict(self.spec())
+
     def forward(self, theta, X, field) -> np.ndarray:
         F = field
         mats = self._factors(self._blocks(theta, F), F)
@@ -247,6 +258,11 @@ class QueryKey(_MatrixProduct):
     def spec(self) -> dict:
         return {"family": self.family, "d": self.d, "k": self.k}
 
+    @classmethod
+    def from_spec(cls, spec: dict) -> "QueryKey":
+        """Inverse of :meth:`to_spec`."""
+        return cls(spec["d"], spec["k"])
+
     @property
     def n_outputs(self) -> int:
         return self.d * self.d
@@ -312,6 +328,11 @@ class DeepLinear(_MatrixProduct):
 
     def spec(self) -> dict:
         return {"family": self.family, "widths": list(self.widths)}
+
+    @classmethod
+    def from_spec(cls, spec: dict) -> "DeepLinear":
+        """Inverse of :meth:`to_spec`."""
+        return cls(spec["widths"])
 
     @property
     def n_outputs(self) -> int:

@@ -14,6 +14,7 @@ from typing import Sequence
 import numpy as np
 
 from algebra.errors import InputError
+from algebra.exact.polynomial import sparse_polynomial
 from algebra.models.base import Model
 from algebra.models.polynomial import MAX_VARIABLES, Polynomial, parse_names, parse_polynomial
 
@@ -202,6 +203,45 @@ class PolynomialMap(Model):
         if self.equations:
             out["equations"] = [g.to_json() for g in self.equations]
         return out
+
+    # -- certificate form (registered in :mod:`algebra.models.registry`) ------
+    def to_spec(self) -> dict:
+        """The map in the checker's self-contained form: the counts, the polynomials in sparse form
+        (:func:`~algebra.exact.polynomial.sparse_polynomial`) and the variable names.
+
+        Examples
+        --------
+        >>> m = PolynomialMap(["a*x - c/2"], parameters="a,c", inputs="x")
+        >>> m.to_spec()
+        {'family': 'polynomial', 'parameters': 2, 'inputs': 1, 'polynomials': [[[[[0, 1], [2, 1]], '1'], [[[1, 1]], '-1/2']]], 'names': ['a', 'c', 'x']}
+        >>> PolynomialMap.from_spec(m.to_spec()).spec() == m.spec()
+        True
+        """
+        return {
+            "family": "polynomial",
+            "parameters": len(self.parameters),
+            "inputs": len(self.inputs),
+            "polynomials": [sparse_polynomial(p) for p in self.polynomials],
+            "names": list(self.parameters) + list(self.inputs),
+        }
+
+    @classmethod
+    def from_spec(cls, spec: dict) -> "PolynomialMap":
+        """Inverse of :meth:`to_spec` (names ``p0 ..``, ``x0 ..`` when the spec's are missing or not distinct)."""
+        n, k = spec["parameters"], spec["inputs"]
+        names = spec.get("names")
+        ok = isinstance(names, list) and len(names) == n + k and len(set(map(str, names))) == n + k
+        names = tuple(map(str, names)) if ok else tuple(f"p{i}" for i in range(n)) + tuple(f"x{i}" for i in range(k))
+        polys = []
+        for p in spec["polynomials"]:
+            terms = {}
+            for mono, c in p:
+                e = [0] * len(names)
+                for i, power in mono:
+                    e[i] = power
+                terms[tuple(e)] = Fraction(c)
+            polys.append(Polynomial(names, terms))
+        return cls(polys, parameters=names[:n], inputs=names[n:])
 
     @property
     def n_inputs(self) -> int:
