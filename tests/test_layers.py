@@ -8,7 +8,9 @@ Building blocks sit low, composition on top::
 Claims are data the catalogue (in ``certify``) judges, so they sit below it (the issue's example order had them
 above; the catalogue importing its claims is the one direction that needs no probing).  A package may import
 anything in a lower layer; analyses import each other only along
-:data:`ANALYSIS_EDGES`; the checker imports nothing of ours (any layer may import it, it is a leaf).
+:data:`ANALYSIS_EDGES`; the checker imports nothing of ours (any layer may import it, it is a leaf), and what
+the library imports of it is only its public entry points (:data:`CHECKER_PUBLIC`: the names of
+``algebra.checker.__all__``), never a module or helper inside it (issue 33 item 1).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 import pytest
 
 import algebra
+import algebra.checker
 
 ROOT = Path(algebra.__file__).parent
 
@@ -32,6 +35,8 @@ LAYERS = {"errors": 0, "(root)": 0, "files": 0, "inputs": 0, "version": 0, "exac
 ANALYSIS_EDGES = {("(root)", "errors"), ("(root)", "version"), ("inputs", "errors"), ("graph", "slt"), ("graph", "numeric"), ("grokking", "numeric"), ("grokking", "slt"),
                   ("numeric", "slt")}
 CHECKER = "checker"
+#: what the rest of ``algebra`` may import of the checker: the package and the names of its ``__all__``
+CHECKER_PUBLIC = {"algebra.checker"} | {f"algebra.checker.{name}" for name in algebra.checker.__all__}
 #: the one upward edge: the root resolves its public names from ``algebra.api`` (the top layer, beside ``cli``)
 #: inside a module ``__getattr__`` (PEP 562), so ``import algebra`` itself loads only layer 0, and nothing below
 #: imports the root (``__version__`` lives in ``algebra.version``), so the edge closes no cycle.
@@ -87,7 +92,8 @@ def violations(imports: dict) -> list:
             if a == CHECKER:
                 bad.append((src, tgt, "the checker imports nothing of the code it checks"))
             elif b == CHECKER:
-                continue
+                if tgt not in CHECKER_PUBLIC:
+                    bad.append((src, tgt, "a checker internal: import only algebra.checker's public names (__all__)"))
             elif a not in LAYERS or b not in LAYERS:
                 bad.append((src, tgt, f"package {a if a not in LAYERS else b} has no layer in LAYERS"))
             elif (a, b) in LAZY_EDGES:
@@ -152,6 +158,20 @@ def test_an_upward_import_planted_in_any_package_is_caught(package):
     else:
         planted[f"algebra.{package}.planted"] = {"algebra.cli"}
     assert len(violations(planted)) == len(violations(imports)) + 1
+
+
+@pytest.mark.parametrize("planted", ["algebra.checker.core", "algebra.checker.core.need", "algebra.checker.attention",
+                                     "algebra.checker.files.scan", "algebra.checker.Model", "algebra.checker.kernel"])
+def test_a_planted_import_of_a_checker_internal_is_caught(planted):
+    """The library reaches the checker through its public names only: ``from algebra.checker.core import need``
+    (scanned as the module and the name), ``import algebra.checker.attention``, a private name of the package
+    or a module that is gone are each refused; the public entry points are not."""
+    imports = module_imports()
+    caught = dict(imports, **{"algebra.certify.planted": {planted}})
+    assert violations(caught) == sorted(violations(imports) + [("algebra.certify.planted", planted, "a checker internal: "
+                                                                 "import only algebra.checker's public names (__all__)")])
+    public = dict(imports, **{"algebra.certify.planted": {"algebra.checker", "algebra.checker.derive_claim"}})
+    assert violations(public) == violations(imports)
 
 
 def test_a_planted_cycle_is_caught():

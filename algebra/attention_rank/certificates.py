@@ -585,8 +585,7 @@ def check_interval_inequality(payload: dict, *, prec: int = 80) -> dict:
     >>> p["bound"] = "1.3"; check_interval_inequality(p)["verified"]
     False
     """
-    from algebra.checker import Reject
-    from algebra.checker.attention import evaluate_program
+    from algebra.checker import Reject, evaluate_program
 
     try:
         value, _, ok = evaluate_program(payload, prec=prec)

@@ -59,8 +59,7 @@ def attention_rank_certificate(Q, K, beta, eps, *, bounds: str = "both", lower=N
     >>> cert["claim"]["text"].split(" for ")[0], cert["approximant"]["method"]
     ('r_eps(A) <= 1', 'rows')
     """
-    from algebra.checker import Reject, check
-    from algebra.checker.attention import derive_attention_claim
+    from algebra.checker import Reject, check, derive_claim
 
     w = attention_rank_witness(Q, K, beta, eps, bounds=bounds, lower=lower)
     cert: dict = {"schema_version": 1, "kind": "attention_rank", "tool": {"name": "neuroalgebra", "version": __version__},
@@ -71,7 +70,7 @@ def attention_rank_certificate(Q, K, beta, eps, *, bounds: str = "both", lower=N
     if source:
         cert["source"] = dict(source)
     try:
-        cert["claim"] = derive_attention_claim(cert, [])
+        cert["claim"] = derive_claim(cert)
     except Reject as exc:
         raise CertificateError(f"the attention-rank certificate does not verify: {exc}") from None
     cert = seal(cert)

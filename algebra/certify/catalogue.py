@@ -78,14 +78,14 @@ def _work(model) -> int:
 def _judge_hypotheses(hypotheses) -> tuple:
     """``(checked, failed)``: each hypothesis decided (arithmetic, or a certified rank)."""
     from algebra.certify.emit import checker_spec, dimension_certificate
-    from algebra.checker import kernel
+    from algebra.checker import expected_count
 
     checked, failed = [], []
     for h in hypotheses:
         holds, detail = h.holds, ""
         if h.nondefective is not None:
             e = dimension_certificate(h.nondefective)
-            expected = kernel.expected_count(kernel.Model(checker_spec(h.nondefective)))
+            expected = expected_count(checker_spec(h.nondefective))
             holds = e.lower == e.upper == expected
             detail = f"certified dimension {e.lower}" + ("" if e.lower == e.upper else f"..{e.upper}") + \
                 f", expected count {expected}"

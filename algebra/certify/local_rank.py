@@ -66,8 +66,7 @@ def local_rank_certificate(p: int, K: int, a, b, theta, *, prime: int = DEFAULT_
     >>> (m["train"]["lower"], m["train"]["upper"]), (m["all"]["lower"], m["all"]["upper"]), e.certificate["claim"]["lambda"]
     ((26, 26), (26, 26), None)
     """
-    from algebra.checker import Reject
-    from algebra.checker.local_rank import derive_local_rank_claim
+    from algebra.checker import Reject, derive_claim
     from algebra.exact.field import is_prime
     from algebra.grokking.local_rank import all_pairs, dyadic_point, field_witness, map_witness
 
@@ -93,7 +92,7 @@ def local_rank_certificate(p: int, K: int, a, b, theta, *, prime: int = DEFAULT_
     cert = _header("local_rank", source)
     cert.update(network=net, witnesses=best, seed=int(seed))
     try:
-        cert["claim"] = derive_local_rank_claim(cert, [])
+        cert["claim"] = derive_claim(cert)
     except Reject as exc:
         raise CertificateError(f"the local rank certificate does not verify: {exc}") from None
     cert = seal(cert)

@@ -76,13 +76,12 @@ def representation_certificate(design, table=None, *, source: dict | None = None
     >>> [(c["dimension"], c["multiplicity"], c["rank"]) for c in e.certificate["claim"]["components"]]
     [(1, 24, 24), (1, 24, 24), (2, 48, 96)]
     """
-    from algebra.checker import Reject
-    from algebra.checker.representation import derive_representation_claim
+    from algebra.checker import Reject, derive_claim
 
     cert = _header("score_representation", source)
     cert["representation"] = representation_data(design, table)
     try:
-        cert["claim"] = derive_representation_claim(cert, [])
+        cert["claim"] = derive_claim(cert)
     except Reject as exc:
         raise CertificateError(f"the score representation does not verify: {exc}") from None
     cert = seal(cert)

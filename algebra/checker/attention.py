@@ -1,8 +1,8 @@
-"""The checker's one real-number evaluator: rigorous ball arithmetic (python-flint ``arb``).
+"""The ball-arithmetic kinds ``interval_inequality`` and ``attention_rank`` (plug-in; python-flint ``arb``).
 
-Part of the independent checker: imports nothing from :mod:`algebra` outside
-:mod:`algebra.checker`.  Every real number of a certificate is an exact string
-(a ``float.hex`` binary64, a decimal, an integer or ``p/q``); it is read as an
+Part of the independent checker: imports only :mod:`algebra.checker.core` (and python-flint).  Every real
+number of a certificate is an exact string (a ``float.hex`` binary64, a decimal, an integer or ``p/q``,
+read by :func:`algebra.checker.core.exact_number`); it is read as an
 ``arb`` ball that contains it, and every operation returns a ball containing
 the exact result, so an inequality that holds for the balls holds for the
 exact reals (Johansson, *Arb: efficient arbitrary-precision midpoint-radius
@@ -23,7 +23,7 @@ Two certificate kinds are checked here:
     unless its structured claim -- relation, value, the matrix (shape and
     sha256 of the exact data), eps, the norm -- and the claim's text are
     exactly what it derived (:func:`derive_attention_claim` derives, the
-    kernel's ``compare_claim`` compares key for key, text included;
+    core's ``compare_claim`` compares key for key, text included;
     :func:`render_attention_claim` renders the text).
 
     * upper bound (block ``approximant``): an explicit ``B`` of rank ``<= k`` for the FULL matrix: factors
@@ -57,14 +57,15 @@ Two certificate kinds are checked here:
     its 1 x 1 target and a bound (``docs/interval-inequality.md``), evaluated
     by :func:`evaluate_program`.  :func:`derive_interval_claim` derives the
     claim -- the program (sha256 of the payload), its target, the relation and
-    the bound -- and :func:`render_interval_claim` its text; the kernel
+    the bound -- and :func:`render_interval_claim` its text; the core
     compares them with the file's claim key for key.  Names are identifiers
     (:data:`NAME`), each defined once (a straight-line program in SSA form), so
     the claim's text names no label chosen by the file.
 
 Canonical spelling.  Every block read here is refused unless it is already in
 its one canonical form: every object has exactly its documented fields
-(:func:`fields`), every number is one canonical spelling (:func:`exact_number`),
+(:func:`algebra.checker.core.block_fields`), every number is one canonical spelling
+(:func:`algebra.checker.core.exact_number`),
 indices lie in range and lists that stand for sets are distinct.
 
 Work.  Every loop over file data is charged before it runs (``docs/certificate-format.md``,
@@ -80,7 +81,8 @@ import re
 from fractions import Fraction
 from functools import reduce
 
-from algebra.checker.kernel import MAX_DIGITS, Reject, digest, fraction, get, int_list, need, register_kind, small_int
+from algebra.checker.core import (ENVELOPE, OPTIONAL, block_fields, charge, digest, exact_number, get, int_list, need,
+                                  register_kind, small_int)
 
 try:
     import flint
@@ -90,9 +92,6 @@ except ImportError:  # pragma: no cover - python-flint is a core dependency
 __all__ = [
     "PRECISION",
     "NAME",
-    "fields",
-    "charge",
-    "exact_number",
     "ball",
     "softmax_matrix",
     "softmax_rows",
@@ -120,12 +119,6 @@ NORM = "max_row_l1"
 EXPRESSION = "softmax_rows(beta * Q @ K^T)"
 #: A name chosen by the file (arrays, scalars, index lists, program values): an ASCII identifier.
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,31}")
-_INTEGER = re.compile(r"0|-?[1-9][0-9]{0,%d}" % (MAX_DIGITS - 1))
-_RATIO = re.compile(r"-?[1-9][0-9]{0,%d}/[1-9][0-9]{0,%d}" % (MAX_DIGITS - 1, MAX_DIGITS - 1))
-_DECIMAL = re.compile(r"-?(0|[1-9][0-9]{0,%d})\.[0-9]{0,%d}[1-9]" % (MAX_DIGITS - 1, MAX_DIGITS - 1))
-_HEX = re.compile(r"-?0x[01](\.[0-9a-f]{1,13})?p[+-][0-9]{1,4}")
-ENVELOPE = ("schema_version", "kind", "claim")  # the fields every certificate of these kinds has ...
-OPTIONAL = ("sha256", "tool", "source")  # ... and may have (the kernel checks sha256; tool, source: informational)
 _COUNT = re.compile(r"[1-9][0-9]{0,6}")  # identity(n): a positive ASCII decimal without sign or leading zero
 
 
@@ -142,81 +135,6 @@ def _precision(bits: int = PRECISION):
 
 
 # -- canonical readers ----------------------------------------------------------------
-def fields(obj, what: str, required, optional=()) -> dict:
-    """``obj`` when it is an object with the fields ``required`` and maybe some of ``optional``, nothing else.
-
-    Examples
-    --------
-    >>> fields({"a": 1}, "block", {"a"}, {"b"})
-    {'a': 1}
-    >>> fields({"a": 1, "c": 2}, "block", {"a"}, {"b"})
-    Traceback (most recent call last):
-    ...
-    algebra.checker.kernel.Reject: block must have the fields ['a'] (optional ['b']); unknown or missing: ['c']
-    """
-    need(isinstance(obj, dict), f"{what} is not an object")
-    allowed = set(required) | set(optional)
-    bad = sorted(set(required) - set(obj)) + sorted(k for k in obj if k not in allowed)
-    need(not bad, f"{what} must have the fields {sorted(required)}" + (f" (optional {sorted(optional)})" if optional else "")
-         + f"; unknown or missing: {[k[:40] for k in bad[:5]]}")
-    return obj
-
-
-def charge(work: list, cost: int, what: str, limit: int) -> None:
-    """Take ``cost`` steps from the budget ``work = [steps left]`` before they are done; refuse past ``limit``."""
-    work[0] -= cost
-    need(work[0] >= 0, f"{what} would take the check past {limit} steps")
-
-
-def _short_hex(v: float) -> str:
-    mantissa, _, exponent = v.hex().partition("p")
-    return mantissa.rstrip("0").rstrip(".") + "p" + exponent
-
-
-def exact_number(s, what: str = "number", *, hex_form: str = "short"):
-    """Read an exact real in its canonical spelling: hex float -> ``float`` (exact binary64), else ``Fraction``.
-
-    The spellings (one per value and form): a binary64 with ``float.hex``'s trailing zero digits
-    dropped (``hex_form="short"``, the default: ``0x1.8p-1``, zero ``0x0p+0``) or exactly as
-    ``float.hex`` writes it (``hex_form="full"``: ``0x1.8000000000000p-1``, the form the
-    ``score_representation`` producer writes), never a negative zero;
-    an integer without sign on zero or leading zeros; a reduced ``p/q`` with ``q > 1``; a decimal
-    without leading or trailing zeros.  A hex string that does not denote its binary64 exactly is
-    refused, not rounded.
-
-    Examples
-    --------
-    >>> exact_number("0x1.8p-1"), exact_number("-7/2"), exact_number("0.1")
-    (0.75, Fraction(-7, 2), Fraction(1, 10))
-    >>> exact_number("1e400")
-    Traceback (most recent call last):
-    ...
-    algebra.checker.kernel.Reject: number must be a canonical hex float, decimal, integer or reduced p/q, not '1e400'
-    >>> exact_number("2/4")
-    Traceback (most recent call last):
-    ...
-    algebra.checker.kernel.Reject: number must be a reduced p/q, not '2/4'
-    """
-    need(isinstance(s, str) and 0 < len(s) <= 2 * MAX_DIGITS, f"{what} must be a short string")
-    if _HEX.fullmatch(s):
-        try:
-            v = float.fromhex(s)
-        except OverflowError:
-            raise Reject(f"{what}: {s!r} is not a finite binary64") from None
-        want = (_short_hex if hex_form == "short" else float.hex)(abs(v) if v == 0 else v)
-        need(s == want, f"{what}: {s!r} is not the canonical spelling of a binary64 (write {want!r})")
-        return v
-    if _INTEGER.fullmatch(s):
-        return Fraction(int(s))
-    if _RATIO.fullmatch(s):
-        num, den = (int(x) for x in s.split("/"))
-        x = Fraction(num, den)
-        need(den > 1 and x.denominator == den, f"{what} must be a reduced p/q, not {s!r}")
-        return x
-    need(_DECIMAL.fullmatch(s) is not None,
-         f"{what} must be a canonical hex float, decimal, integer or reduced p/q, not {s[:40]!r}")
-    return Fraction(s)
-
 
 def ball(x):
     """An ``arb`` ball containing the exact value ``x`` (a float is exact, a Fraction is enclosed).
@@ -238,7 +156,7 @@ def ball(x):
 
 def _shape(block, what: str, max_rows: int = MAX_SIDE, max_cols: int = MAX_SIDE) -> tuple:
     """``(rows, cols)`` of a matrix block, bounded before anything is allocated."""
-    fields(block, what, ("shape", "data"))
+    block_fields(block, what, ("shape", "data"))
     shape = get(block, "shape", list, what)
     need(len(shape) == 2, f"{what}.shape must be [rows, cols]")
     r = small_int(shape[0], 1, max_rows, f"{what} rows")
@@ -300,7 +218,7 @@ def _upper(block, A, m, n, eps, notes) -> int:
     method = get(block, "method", str, "approximant")
     extra = {"full": (), "factors": ("L", "R"), "rows": ("assign",)}.get(method)
     need(extra is not None, f"unknown upper method {method[:40]!r} (approximant.method: factors, rows, full)")
-    fields(block, f"approximant ({method})", ("method",) + extra)
+    block_fields(block, f"approximant ({method})", ("method",) + extra)
     if method == "full":
         notes.append(f"r_eps <= {min(m, n)}: B = A")
         return min(m, n)
@@ -328,7 +246,7 @@ def _lower(block, A, m, n, eps, notes) -> int:
 
     ``rows`` is ordered (the decoder's values index it) and must be distinct.
     """
-    fields(block, "selection", ("rows", "decoder"))
+    block_fields(block, "selection", ("rows", "decoder"))
     rows = get(block, "rows", list, "selection")
     M = len(rows)
     need(1 <= M <= min(m, n), f"lower bound: selection needs 1..{min(m, n)} rows")
@@ -373,7 +291,7 @@ def derive_attention_claim(cert, notes) -> dict:
     question is answered); everything else is derived.  Raises ``Reject``
     when an inequality fails.
     """
-    fields(cert, "an attention_rank certificate", ENVELOPE + ("matrix",), OPTIONAL + ("selection", "approximant"))
+    block_fields(cert, "an attention_rank certificate", ENVELOPE + ("matrix",), OPTIONAL + ("selection", "approximant"))
     claim = get(cert, "claim", dict)
     eps_text = get(claim, "eps", str, "claim")
     eps = exact_number(eps_text, "claim.eps")
@@ -381,7 +299,7 @@ def derive_attention_claim(cert, notes) -> dict:
     need(0 < eps < 1, "claim.eps must lie in (0, 1)")
     need(eps_text == (str(eps.numerator) if eps.denominator == 1 else f"{eps.numerator}/{eps.denominator}"),
          "claim.eps must be written as a reduced 'p/q'")
-    block = fields(get(cert, "matrix", dict), "matrix", ("Q", "K", "beta"))
+    block = block_fields(get(cert, "matrix", dict), "matrix", ("Q", "K", "beta"))
     beta = exact_number(get(block, "beta", str, "matrix"), "matrix.beta")
     need(beta >= 0, "matrix.beta must be >= 0")
     (m, d), (n, d2) = (_shape(get(block, k, dict, "matrix"), f"matrix.{k}") for k in ("Q", "K"))
@@ -438,9 +356,9 @@ def read_program(body) -> dict:
     ...               "target": "I", "relation": "<", "bound": "1"})
     Traceback (most recent call last):
     ...
-    algebra.checker.kernel.Reject: identity: the size must be a positive decimal without leading zero, with n^2 <= 1000000
+    algebra.checker.core.Reject: identity: the size must be a positive decimal without leading zero, with n^2 <= 1000000
     """
-    fields(body, "payload", ("arrays", "scalars", "program", "target", "relation", "bound"), ("indices",))
+    block_fields(body, "payload", ("arrays", "scalars", "program", "target", "relation", "bound"), ("indices",))
     shapes, work, entries = {}, [MAX_IV_WORK], [MAX_ENTRIES]
 
     def define(name, shape, what):
@@ -471,7 +389,7 @@ def read_program(body) -> dict:
     need(len(program) <= MAX_IV_STEPS, f"program too long (more than {MAX_IV_STEPS} steps)")
     steps = []
     for s, step in enumerate(program):
-        fields(step, f"program step {s}", ("out", "op", "args"))
+        block_fields(step, f"program step {s}", ("out", "op", "args"))
         op, args, out = get(step, "op", str), get(step, "args", list), get(step, "out", str)
         need(op in IV_OPS, f"unknown op {op[:40]!r}")
         need(len(args) == IV_OPS[op], f"{op}: takes {IV_OPS[op]} argument(s)")
@@ -572,9 +490,9 @@ def derive_interval_claim(cert, notes) -> dict:
     The claim is derived entirely from the payload: the program it is about
     (sha256 of the canonical payload and the target's name), the relation
     and the bound (``value``); a file stating another claim is refused by the
-    kernel's ``compare_claim``.
+    core's ``compare_claim``.
     """
-    fields(cert, "an interval_inequality certificate", ENVELOPE + ("payload",), OPTIONAL)
+    block_fields(cert, "an interval_inequality certificate", ENVELOPE + ("payload",), OPTIONAL)
     body = get(cert, "payload", dict)
     v, _, ok = evaluate_program(body)
     rel, bound = body["relation"], body["bound"]
@@ -614,5 +532,5 @@ def _step(op, args, env, indices):
     return [[reduce(pick, [a for r in A for a in r])]]
 
 
-register_kind("interval_inequality", derive_interval_claim)
-register_kind("attention_rank", derive_attention_claim)
+register_kind("interval_inequality", derive_interval_claim, ("payload",))
+register_kind("attention_rank", derive_attention_claim, ("matrix", "selection", "approximant"))

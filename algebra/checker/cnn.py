@@ -1,6 +1,8 @@
 """The checker's own polynomial CNN (family ``cnn``) and differential at a point (family ``differential``).
 
-Part of the independent checker: imports nothing from :mod:`algebra` outside :mod:`algebra.checker`.
+Part of the independent checker (plug-in of the rank kinds): imports :mod:`algebra.checker.core` and builds on
+:mod:`algebra.checker.model` (it is a model family there: :class:`~algebra.checker.model.Model` reads and
+evaluates a CNN through this module) and :mod:`algebra.checker.rank` (a subnetwork's upper-bound witnesses).
 Written from docs/certificate-format.md, not from the models: "valid" 1-D / 2-D convolutions
 ``z[o, p] = sum_{i, u} W[o, i, u] a[i, s p + u] (+ b[o])``, an activation on every layer but the
 last (on every layer when a dense layer follows), outputs channel-major.  Parameters: per layer
@@ -20,16 +22,17 @@ import json
 import math
 from itertools import product
 
-from algebra.checker.kernel import (MAX_DEGREE, MAX_SIDE, MAX_SUPPORT_WORK, Model, activation_json, big_int, d_dot,
-                                    d_lin, d_poly, digest, fields, fraction, get, inactive_json, int_list,
-                                    layer_symmetries, need, poly_text, read_inactive, register_family, residue,
-                                    small_int, upper_bound)
+from algebra.checker.core import (MAX_DEGREE, MAX_SIDE, big_int, digest, fields, fraction, get, int_list, need,
+                                  residue, small_int)
+from algebra.checker.model import (MAX_SUPPORT_WORK, Model, activation_json, d_dot, d_lin, d_poly, inactive_json,
+                                   layer_symmetries, poly_text, read_inactive, register_family)
+from algebra.checker.rank import upper_bound
 
 MAX_WORK = 10**6  # dual products of one forward pass
 
 
 def read(model, spec) -> None:
-    """Set what :class:`~algebra.checker.kernel.Model` needs from a ``cnn`` or ``differential`` spec."""
+    """Set what :class:`~algebra.checker.model.Model` needs from a ``cnn`` or ``differential`` spec."""
     if model.family == "differential":
         fields(spec, ("family", "of", "at", "inactive"), "the differential spec", ("family", "of", "at", "inactive"))
         of = get(spec, "of", dict, "model")
@@ -173,7 +176,7 @@ def _union(sets, cap, work):
 
 
 def support(model) -> tuple:
-    """``(count, status)`` of :meth:`algebra.checker.kernel.Model.ambient_count` for a CNN: the monomials each
+    """``(count, status)`` of :meth:`algebra.checker.model.Model.ambient_count` for a CNN: the monomials each
     output can contain, propagated position by position (every channel of a position reads the same inputs, so
     shares its monomials; without a dense layer the outputs at every position are translates of those at position
     0, with the same coefficients, so the image lies in ``c_L x |monomials at position 0|`` coordinates): a layer's

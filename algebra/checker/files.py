@@ -1,6 +1,8 @@
 """Files and directories for the checker: what ``verify PATH...`` opens, skips and reports (part of the checker).
 
-Imports nothing from :mod:`algebra` outside :mod:`algebra.checker`.  Only regular files are opened (a FIFO or
+Imports :mod:`algebra.checker.core` (one file's verdict: :func:`~algebra.checker.core.check_path`) and
+:mod:`algebra.checker.index`; it decides which files a directory holds and whether its ``index.json`` says what
+they prove, never a single file's claim.  Only regular files are opened (a FIFO or
 device is refused by its ``fstat`` after a non-blocking open, so it cannot hang the run); a directory is walked
 without following symbolic links; every file met is reported, and a name outside ``[A-Za-z0-9._-]`` is a failure
 (it could hide a certificate from a reader or a terminal); a directory holding ``index.json`` is checked as a
@@ -11,68 +13,24 @@ others' verdicts, and nothing a directory holds makes either entry point raise.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import stat
 import sys
 
+from algebra.checker.core import Reject, check_path, parse_json, read_regular
 from algebra.checker.index import read_index, row_mismatch, summary
-from algebra.checker.kernel import MAX_FILE_BYTES, Reject, _bad_constant, _no_duplicates, check_verdict, need
 
-__all__ = ["check_file", "check_file_verdict", "certificate_files", "scan", "verify_paths", "render_row",
-           "exit_status", "main"]
-
-
-def check_file(path: str) -> tuple:
-    """``(True, reason)`` when the file verifies, ``(False, reason)`` otherwise; never raises."""
-    ok, reason, _, _, _ = _check_path(path)
-    return ok, reason
-
-
-def check_file_verdict(path: str) -> tuple:
-    """``(ok, reason, judgement)``: :func:`check_file`, and the checker's judgement of the claim the file records
-    (:func:`algebra.checker.kernel.check_verdict`; ``None`` when it records none or does not verify)."""
-    ok, reason, _, judgement, _ = _check_path(path)
-    return ok, reason, judgement
-
-
-def _read_regular(path: str) -> bytes:
-    """The bytes of ``path`` if it is a regular file of at most ``MAX_FILE_BYTES`` (a FIFO or device is never
-    read: it is opened non-blocking and refused by its ``fstat``)."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    try:
-        need(stat.S_ISREG(os.fstat(fd).st_mode), "not a regular file (a FIFO, device or socket is not read)")
-        with os.fdopen(fd, "rb", closefd=False) as fh:
-            data = fh.read(MAX_FILE_BYTES + 1)
-    finally:
-        os.close(fd)
-    need(len(data) <= MAX_FILE_BYTES, f"file larger than {MAX_FILE_BYTES} bytes")
-    return data
-
-
-def _parse_json(data: bytes):
-    try:
-        return json.loads(data.decode("utf-8"), object_pairs_hook=_no_duplicates, parse_constant=_bad_constant)
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise Reject(f"not valid JSON ({type(exc).__name__})") from None
+__all__ = ["certificate_files", "scan", "verify_paths", "render_row", "exit_status", "main"]
 
 
 def _check_path(path: str) -> tuple:
-    """``(ok, reason, sha256 or None, judgement or None, index summary or None)``
-    (:func:`algebra.checker.index.summary`); never raises (an unexpected error is a refusal that says so)."""
-    try:
-        cert = _parse_json(_read_regular(path))
-        reason, judgement = check_verdict(cert)
-        return True, reason, cert["sha256"], judgement, summary(cert)
-    except Reject as exc:
-        return False, str(exc), None, None, None
-    except OSError as exc:
-        return False, f"cannot read the file ({exc.strerror})", None, None, None
-    except (RecursionError, MemoryError, OverflowError, ValueError, TypeError, ArithmeticError) as exc:
-        return False, f"malformed certificate ({type(exc).__name__})", None, None, None
-    except Exception as exc:  # noqa: BLE001 - one file's failure never stops the others' verdicts
-        return False, f"internal checker error ({type(exc).__name__}): not verified", None, None, None
+    """``(ok, reason, sha256 or None, judgement or None, index summary or None)`` of one file
+    (:func:`algebra.checker.core.check_path`, :func:`algebra.checker.index.summary`); never raises."""
+    ok, reason, cert, judgement = check_path(path)
+    if not ok:
+        return False, reason, None, None, None
+    return True, reason, cert["sha256"], judgement, summary(cert)
 
 
 def certificate_files(paths) -> list:
@@ -176,7 +134,7 @@ def _read_index(path: str) -> dict:
     """``{relative path: row}`` of the certificates an ``index.json`` lists (``claims`` and ``facts``, typed by
     :func:`algebra.checker.index.read_index`); :class:`Reject` with a one-line reason for anything else."""
     try:
-        return read_index(_parse_json(_read_regular(path)))
+        return read_index(parse_json(read_regular(path)))
     except Reject:
         raise
     except OSError as exc:

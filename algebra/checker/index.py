@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from algebra.checker.kernel import Reject, _shown, need
+from algebra.checker.core import Reject, _shown, need
 
 __all__ = ["VERDICTS", "FACT_VERDICTS", "read_index", "summary", "row_mismatch"]
 
@@ -93,11 +93,11 @@ def read_index(index) -> dict:
     >>> read_index({"claims": [], "facts": 3})
     Traceback (most recent call last):
     ...
-    algebra.checker.kernel.Reject: index: field 'facts' is 3, not a list
+    algebra.checker.core.Reject: index: field 'facts' is 3, not a list
     >>> read_index({"claims": [{"id": "a", "file": None, "verdict": "confirmed"}], "facts": []})
     Traceback (most recent call last):
     ...
-    algebra.checker.kernel.Reject: index row "a": no certificate, so its verdict can only be 'out of reach', not 'confirmed'
+    algebra.checker.core.Reject: index row "a": no certificate, so its verdict can only be 'out of reach', not 'confirmed'
     """
     _typed(index, _TOP, "index")
     for key in _TOP_REQUIRED:
@@ -140,7 +140,7 @@ def summary(cert: dict) -> dict:
 
 def _judged(rel: str, v, lo, hi) -> str:
     """The verdict of ``quantity REL v`` given proven ``lo <= quantity <= hi`` (``None``: unbounded that side):
-    the rule of :func:`algebra.checker.kernel.judge_claimed`, on a range."""
+    the rule of :func:`algebra.checker.core.judge_claimed`, on a range."""
     below, above = lo is not None and v < lo, hi is not None and v > hi
     if rel == "==":
         return "confirmed" if lo == hi == v else "refuted" if below or above else "out of reach"

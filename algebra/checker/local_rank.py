@@ -1,7 +1,7 @@
 """The ``local_rank`` kind: the exact Jacobian rank of the grokking network at a trained point, derived.
 
-Imports nothing from :mod:`algebra` outside :mod:`algebra.checker`.  The network is ``Y_hat = V (W^T x)^2``
-with one-hot ``x = e_a + e_{p+b}``, ``W`` ``(2p, K)``, ``V`` ``(p, K)``, ``theta = (vec W, vec V)``
+Part of the independent checker (plug-in): imports only :mod:`algebra.checker.core`.  The network is
+``Y_hat = V (W^T x)^2`` with one-hot ``x = e_a + e_{p+b}``, ``W`` ``(2p, K)``, ``V`` ``(p, K)``, ``theta = (vec W, vec V)``
 row-major; the maps are ``theta -> Y_hat P_perp`` on the training pairs (``train``) and on all ``p^2`` pairs
 in lexicographic order (``all``).  Fields: ``network`` ``{p, width, train: strictly increasing [a, b] pairs,
 theta: 3pK binary64 in short hex}`` and ``witnesses`` ``{prime, train, all, fields}`` (each ``{rows, cols}``;
@@ -49,13 +49,17 @@ import math
 import secrets
 from fractions import Fraction
 
-from algebra.checker import kernel
-from algebra.checker.attention import ENVELOPE, OPTIONAL, charge, exact_number, fields
-from algebra.checker.kernel import (
+from algebra.checker.core import (
+    ENVELOPE,
+    OPTIONAL,
     SZ_BITS,
     big_int,
+    block_fields,
+    charge,
     det_mod,
     digest,
+    exact_number,
+    flint,
     get,
     index_set,
     is_prime,
@@ -133,7 +137,7 @@ def _mul(a_bits: int, b_bits: int) -> int:
 def _det_units(r: int) -> int:
     """Units of a determinant of side ``r`` modulo a word-sized prime (module docstring, "Work")."""
     cube = r**3
-    return r * r + (cube // FLINT_DET_SPEEDUP if kernel.flint is not None else cube)
+    return r * r + (cube // FLINT_DET_SPEEDUP if flint is not None else cube)
 
 
 def scale_bits(values) -> tuple:
@@ -195,7 +199,7 @@ def _minor_units(p, K, B, samples, r) -> int:
 
 
 def _network(block):
-    fields(block, "network", ("p", "width", "train", "theta"))
+    block_fields(block, "network", ("p", "width", "train", "theta"))
     p = small_int(get(block, "p", int, "network"), 2, MAX_P, "network.p")
     need(is_prime(p), "network.p must be a prime")
     K = small_int(get(block, "width", int, "network"), 1, MAX_WIDTH, "network.width")
@@ -321,7 +325,7 @@ def _field_minor(p, K, M, B, rows, cols, q, work) -> int:
 
 
 def _witness(block, what, n_rows, n_cols):
-    fields(block, what, ("rows", "cols"))
+    block_fields(block, what, ("rows", "cols"))
     rows = index_set(get(block, "rows", list, what), 0, n_rows - 1, f"{what}.rows")
     cols = index_set(get(block, "cols", list, what), 0, n_cols - 1, f"{what}.cols", len(rows))
     need(len(rows) <= MAX_MINOR, f"{what}: a minor larger than {MAX_MINOR} x {MAX_MINOR}")
@@ -404,12 +408,12 @@ def derive_local_rank_claim(cert, notes) -> dict:
     The work of every phase is projected from the file's sizes (:func:`work_plan`) and the file refused
     before anything is built when it exceeds :data:`MAX_WORK`; a note records the units spent.
     """
-    fields(cert, "a local_rank certificate", ENVELOPE + ("network", "witnesses"), OPTIONAL + ("seed",))
+    block_fields(cert, "a local_rank certificate", ENVELOPE + ("network", "witnesses"), OPTIONAL + ("seed",))
     net = get(cert, "network", dict)
     p, K, train, values = _network(net)
     P = 3 * p * K
     wit = get(cert, "witnesses", dict)
-    fields(wit, "witnesses", ("prime",) + MAPS + ("fields",))
+    block_fields(wit, "witnesses", ("prime",) + MAPS + ("fields",))
     q = big_int(get(wit, "prime", str, "witnesses"), "witnesses.prime")
     need(2 < q < 2**62 and is_prime(q), "witnesses.prime must be an odd prime below 2^62")
     pairs = {"train": train, "all": [(a, b) for a in range(p) for b in range(p)]}
@@ -474,4 +478,4 @@ def derive_local_rank_claim(cert, notes) -> dict:
     return claim
 
 
-register_kind("local_rank", derive_local_rank_claim)
+register_kind("local_rank", derive_local_rank_claim, ("network", "witnesses"))

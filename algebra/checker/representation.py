@@ -1,7 +1,7 @@
 """The ``score_representation`` kind: Lemma 1 and (13)-(15) of the graph-attention paper, derived exactly.
 
-Part of the independent checker: imports nothing from :mod:`algebra` outside
-:mod:`algebra.checker`.  The block ``representation`` of the certificate carries
+Part of the independent checker (plug-in): imports only :mod:`algebra.checker.core`.  The block
+``representation`` of the certificate carries
 
 * ``graph``: ``{"nodes": V, "edges": [[u, v], ...]}``;
 * ``group``: ``{"elements": [[g(0), ..., g(V-1)], ...]}`` (product ``g h = g o h``);
@@ -12,7 +12,7 @@ Part of the independent checker: imports nothing from :mod:`algebra` outside
 * ``design``: ``{"radius": R, "bias": [per node i: one exact number per visible j],
   "inputs": [{"label": [m, h], "features": V rows of d exact numbers}]}``; the input
   labelled ``[m, h]`` is the feature matrix ``P_h F_m`` (exact numbers as in
-  :func:`algebra.checker.attention.exact_number`, compared exactly).
+  :func:`algebra.checker.core.exact_number`, compared exactly).
 
 What is derived, without search (graph-attention paper, Section 3):
 
@@ -48,7 +48,7 @@ What is derived, without search (graph-attention paper, Section 3):
 Canonical spelling: every object has exactly its documented fields; ``graph.edges`` are pairs
 ``[u, v]`` with ``u < v`` in increasing order, ``group.elements`` and the input labels are in
 increasing order (they are sets; the identity is then element 0), irrep names are distinct, every
-number is one canonical spelling (:func:`algebra.checker.attention.exact_number`; binary64 as ``float.hex``
+number is one canonical spelling (:func:`algebra.checker.core.exact_number`; binary64 as ``float.hex``
 writes it).
 
 Work: every phase is charged to one budget of :data:`MAX_WORK` steps before it runs (the group
@@ -61,8 +61,8 @@ from __future__ import annotations
 
 import re
 
-from algebra.checker.attention import ENVELOPE, OPTIONAL, charge, exact_number, fields
-from algebra.checker.kernel import digest, get, int_list, need, register_kind, small_int
+from algebra.checker.core import (ENVELOPE, OPTIONAL, block_fields, charge, digest, exact_number, get, int_list, need,
+                                  register_kind, small_int)
 
 __all__ = ["cyclotomic", "derive_representation_claim", "render_representation_claim"]
 
@@ -135,7 +135,7 @@ def _edges(graph, V, work):
 
 def _group(block, V, edges, work):
     """Elements, table, inverses, classes; each element checked to be an automorphism."""
-    els = get(fields(block, "group", ("elements",)), "elements", list, "group")
+    els = get(block_fields(block, "group", ("elements",)), "elements", list, "group")
     order = len(els)
     need(1 <= order <= MAX_ORDER, f"group: 1..{MAX_ORDER} elements")
     charge(work, order * (V + 2 * len(edges)) + order * order * (V + 3), "the group table", MAX_WORK)
@@ -213,7 +213,7 @@ def _score(design, G, table, V, vis, work):
     charge(work, len(inputs) * V, "reading the inputs", MAX_WORK)
     labels, rows = [], []
     for x in inputs:
-        fields(x, "input", ("label", "features"))
+        block_fields(x, "input", ("label", "features"))
         labels.append(tuple(int_list(get(x, "label", list, "input"), 0, MAX_ENTRIES, "input label", 2)))
         rows.append(get(x, "features", list, "input"))
         need(len(rows[-1]) == V and all(isinstance(r, list) for r in rows[-1]), "input features: V rows")
@@ -257,7 +257,7 @@ def _score(design, G, table, V, vis, work):
 
 def _characters(block, G, table, inv, e, classes, work):
     """``(N, [(degree, conj chi per element)])`` after the checks of (15) (module docstring, 4)."""
-    fields(block, "characters", ("conductor", "irreps"))
+    block_fields(block, "characters", ("conductor", "irreps"))
     N = small_int(get(block, "conductor", int, "characters"), 1, MAX_CONDUCTOR, "characters.conductor")
     irreps, order, r = get(block, "irreps", list, "characters"), len(G), len(classes)
     need(len(irreps) == r, f"{len(irreps)} characters for {r} conjugacy classes")
@@ -270,7 +270,7 @@ def _characters(block, G, table, inv, e, classes, work):
     const = lambda c: (c,) + (0,) * (phi - 1)  # noqa: E731
     out, names = [], []
     for a, ir in enumerate(irreps):
-        fields(ir, f"irrep {a}", ("name", "values"))
+        block_fields(ir, f"irrep {a}", ("name", "values"))
         name, vals = get(ir, "name", str, "irrep"), get(ir, "values", list, "irrep")
         need(LABEL.fullmatch(name) is not None, f"irrep {a}: the name must be 1..64 printable ASCII characters, no spaces")
         need(len(vals) == order, f"irrep {a}: one value per group element")
@@ -343,10 +343,10 @@ def render_representation_claim(claim: dict) -> str:
 
 def derive_representation_claim(cert, notes) -> dict:
     """Derive the claim of a ``score_representation`` certificate (module docstring); raise ``Reject``."""
-    fields(cert, "a score_representation certificate", ENVELOPE + ("representation",), OPTIONAL)
-    block = fields(get(cert, "representation", dict), "representation", ("graph", "group", "characters", "design"))
-    graph = fields(get(block, "graph", dict, "representation"), "graph", ("nodes", "edges"))
-    design = fields(get(block, "design", dict, "representation"), "design", ("radius", "bias", "inputs"))
+    block_fields(cert, "a score_representation certificate", ENVELOPE + ("representation",), OPTIONAL)
+    block = block_fields(get(cert, "representation", dict), "representation", ("graph", "group", "characters", "design"))
+    graph = block_fields(get(block, "graph", dict, "representation"), "graph", ("nodes", "edges"))
+    design = block_fields(get(block, "design", dict, "representation"), "design", ("radius", "bias", "inputs"))
     work = [MAX_WORK]
     V = small_int(get(graph, "nodes", int, "graph"), 1, MAX_NODES, "graph.nodes")
     edges = _edges(graph, V, work)
@@ -371,4 +371,4 @@ def derive_representation_claim(cert, notes) -> dict:
     return derived
 
 
-register_kind("score_representation", derive_representation_claim)
+register_kind("score_representation", derive_representation_claim, ("representation",))

@@ -17,7 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
-from algebra.checker.attention import MAX_ENTRIES, MAX_PRODUCT, MAX_SIDE
+from algebra.checker import ATTENTION_MAX_ENTRIES as MAX_ENTRIES
+from algebra.checker import ATTENTION_MAX_PRODUCT as MAX_PRODUCT
+from algebra.checker import ATTENTION_MAX_SIDE as MAX_SIDE
 from algebra.cli._llc import flag_names
 from algebra.cli.args import add_progress_options, integer_arg, output_file_arg, parse_integers, parse_real, positive_arg, real_arg
 from algebra.errors import InputError

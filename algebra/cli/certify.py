@@ -6,7 +6,7 @@ import json
 import time
 from pathlib import Path
 
-from algebra.checker.kernel import MAX_FILE_BYTES
+from algebra.checker import MAX_FILE_BYTES
 from algebra.cli.args import add_progress_options, output_directory_arg, output_file_arg, add_sweep_options, nonnegative_arg, progress_bar, sweep_options
 from algebra.errors import InputError
 
@@ -84,7 +84,7 @@ def certificate_paths(paths) -> list:
     >>> certificate_paths(["no/such/file.json"])
     ['no/such/file.json']
     """
-    from algebra.checker.files import certificate_files
+    from algebra.checker import certificate_files
 
     return certificate_files([str(p) for p in paths])
 
@@ -114,7 +114,7 @@ def _certify(args) -> int:
 
 
 def _verify(args) -> int:
-    from algebra.checker.files import exit_status, render_row, scan, verify_paths
+    from algebra.checker import exit_status, render_row, scan, verify_paths
 
     t0 = time.perf_counter()
     paths = [str(p) for p in args.paths]

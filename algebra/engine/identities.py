@@ -21,7 +21,7 @@ probability at most ``D / q``.  The identity has rational coefficients; it
 can only reduce to zero modulo ``q`` when ``q`` divides the content of its
 cleared numerator, and ``q`` is drawn from the ``~2^193`` primes of
 ``[2^200, 2^201)``, so (as in the independent checker,
-:mod:`algebra.checker.kernel`) that adds at most ``2^-120`` per point for
+:mod:`algebra.checker.rank`) that adds at most ``2^-120`` per point for
 contents below ``2^(2^70)``; ``q`` is proven prime (``flint.fmpz.is_prime``,
 after a BPSW screen).  Matrix identities are tested on a random
 combination of their columns (one more factor ``1/q``).  The prime, the

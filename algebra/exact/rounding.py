@@ -7,7 +7,7 @@ machine.  :func:`binary64` rounds one value, :func:`correctly_rounded` an array 
 
 :func:`binary64_hex` is the one spelling every certificate producer writes a binary64 in: ``float.hex``
 (``form="full"``) or ``float.hex`` with trailing zero digits dropped (``form="short"``), zero always unsigned.
-It is the independent checker's canonical rule (:func:`algebra.checker.attention.exact_number`), which reads
+It is the independent checker's canonical rule (:func:`algebra.checker.core.exact_number`), which reads
 a hex float as the exact real it denotes and refuses every other spelling, ``-0x0p+0`` among them.
 """
 
@@ -122,7 +122,7 @@ def binary64_hex(x, *, form: str = "short") -> str:
     ``form="short"`` drops ``float.hex``'s trailing zero digits (``0x1.8p-1``, zero ``0x0p+0``);
     ``form="full"`` is ``float.hex`` as it stands (``0x1.8000000000000p-1``, zero ``0x0.0p+0``).  A
     certificate denotes exact reals, and ``-0.0`` and ``0.0`` are the same real, 0: the checker
-    (:func:`algebra.checker.attention.exact_number`) spells zero unsigned and refuses ``-0x0p+0``, so a
+    (:func:`algebra.checker.core.exact_number`) spells zero unsigned and refuses ``-0x0p+0``, so a
     negative zero (which a BLAS/LAPACK kernel may or may not produce, depending on the CPU) is written as
     ``+0``.  Nothing is rounded: ``x`` must already be a binary64 (a ``float``, a numpy float of at most
     64 bits, or an ``int``/``Fraction`` that one denotes exactly).

@@ -15,7 +15,7 @@ def independent_check():
     sha256, its target, relation and bound, rendered by the checker).
     """
     from algebra.checker.attention import render_interval_claim
-    from algebra.checker.kernel import digest
+    from algebra.checker.core import digest
 
     def run(payload):
         claim = {"about": {"payload_sha256": digest(payload), "target": payload.get("target")},

@@ -12,7 +12,8 @@ from algebra.attention_rank import certificates as C
 from algebra.certify.attention import attention_rank_certificate
 from algebra.certify.canonical import seal
 from algebra.checker import Reject, check
-from algebra.checker.attention import exact_number, matrix_digest, render_attention_claim
+from algebra.checker.attention import matrix_digest, render_attention_claim
+from algebra.checker.core import exact_number
 from algebra.errors import CertificateError, InputError
 
 

@@ -30,7 +30,7 @@ from algebra.certify.canonical import render
 from algebra.certify.local_rank import local_rank_certificate
 from algebra.certify.representation import representation_certificate
 from algebra.checker import check_file
-from algebra.checker.attention import exact_number
+from algebra.checker.core import exact_number
 from algebra.errors import InputError
 from algebra.exact.rounding import binary64_hex
 

@@ -15,11 +15,12 @@ from fractions import Fraction
 
 import pytest
 
-import algebra.checker.kernel as chk
+from algebra.checker import core as chk
+from algebra.checker import rank as rnk
 from algebra.certify import certify_model, certify_secant
 from algebra.certify.canonical import render, seal
 from algebra.certify.emit import claimed_member, dimension_certificate, verdict_for
-from algebra.checker.files import check_file_verdict
+from algebra.checker import check_file_verdict
 from algebra.cli import main
 from algebra.errors import InputError
 from algebra.models import MLP, quadratic_network, shallow_network
@@ -97,7 +98,7 @@ RANGES = (("dimension", 6, 6), ("defect", 4, 4), ("rank_lower_bound", 5, None), 
 def test_checker_and_emitter_judge_alike(kind, lo, hi, rel):
     """Two routes, one table: the checker's judge_claimed and the emitter's verdict_for on every claimed value
     around the range."""
-    derived = {"relation": chk.RANK_RELATION[kind], "value": lo if hi is None else hi}
+    derived = {"relation": rnk.RANK_RELATION[kind], "value": lo if hi is None else hi}
     for v in range(0, 11):
         judged = chk.judge_claimed((rel, v), kind, derived)
         assert (judged["lower"], judged["upper"]) == (lo, hi)

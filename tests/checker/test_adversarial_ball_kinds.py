@@ -22,7 +22,8 @@ import algebra.checker.attention as att
 import algebra.checker.representation as rep
 from algebra.certify.canonical import seal
 from algebra.checker import Reject, check
-from algebra.checker.kernel import digest
+from algebra.checker import core
+from algebra.checker.core import digest
 from tests.work_counts import lines_run
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
@@ -137,7 +138,7 @@ def _variants(s: str) -> list:
         mant, _, exp = s.partition("p")
         v = float.fromhex(s)
         out += [mant + ("0" if "." in mant else ".0") + "p" + exp, mant + "p" + exp[0] + "0" + exp[1:],
-                s.replace("0x", "0x0", 1), mant + "P" + exp, v.hex(), att._short_hex(v)]
+                s.replace("0x", "0x0", 1), mant + "P" + exp, v.hex(), core._short_hex(v)]
         if float.fromhex(s) == 0:
             out.append("-" + s)
     elif "/" in s:

@@ -12,15 +12,16 @@ import numpy as np
 import pytest
 
 import algebra.checker.attention as att
+from algebra.checker import core
 from algebra.certify.canonical import seal
 from algebra.checker import Reject, check, check_file
 
 HEADS_DIR = Path(__file__).resolve().parents[2] / "certificates" / "attention"
 ALLOWED = {"contextlib", "hashlib", "json", "re", "fractions", "functools", "__future__", "flint",
-           "algebra.checker.kernel"}
+           "algebra.checker.core"}
 
 
-def test_ball_module_imports_only_the_stdlib_flint_and_the_kernel():
+def test_ball_module_imports_only_the_stdlib_flint_and_the_core():
     tree = ast.parse(Path(att.__file__).read_text())
     names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     names |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
@@ -85,10 +86,10 @@ def test_softmax_balls_contain_float_softmax_and_rows_sum_to_one():
 
 
 def test_exact_numbers_and_refusals():
-    assert att.exact_number("0x1.8p-1") == 0.75 and att.exact_number("-3/4") == Fraction(-3, 4)
+    assert core.exact_number("0x1.8p-1") == 0.75 and core.exact_number("-3/4") == Fraction(-3, 4)
     for bad in ("nan", "1e5", "0x1p99999", "", "1/0", "abc"):
         with pytest.raises(Reject):
-            att.exact_number(bad)
+            core.exact_number(bad)
 
 
 # -- structural refusals of attention_rank certificates ---------------------------------------

@@ -16,7 +16,9 @@ import sympy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import algebra.checker.kernel as chk
+from algebra.checker import core as chk
+from algebra.checker import model as mdl
+from algebra.checker import rank as rnk
 from algebra.certify.canonical import seal
 from algebra.certify.emit import checker_spec, dimension_certificate, rlct_certificate
 from algebra.models import MLP, LightningAttention, quadratic_network
@@ -216,7 +218,7 @@ MLP_TABLE = [  # widths, activations, bias, inactive: homogeneous, mixed degrees
 @pytest.mark.parametrize("widths, acts, bias, inactive", MLP_TABLE, ids=repr)
 def test_mlp_ambient_is_the_brute_force_monomial_count(widths, acts, bias, inactive):
     model = MLP(widths, acts if len(acts) > 1 else acts[0], bias=bias, inactive=inactive or None)
-    count, status = chk.Model(checker_spec(model)).ambient_count()
+    count, status = mdl.Model(checker_spec(model)).ambient_count()
     outs = _mlp_outputs(widths, acts, bias, inactive, random.Random(5))
     assert status == "exact" and count == sum(len(p.monoms()) for p in outs)
 
@@ -231,7 +233,7 @@ def _cnn_brute(model, rng):
 
 
 def _cnn_symbolic(model, theta, xs):
-    spec = chk.Model(checker_spec(model))  # its layout (taps, blocks) only; the arithmetic is sympy's
+    spec = mdl.Model(checker_spec(model))  # its layout (taps, blocks) only; the arithmetic is sympy's
     n0 = math.prod(spec.shapes[0])
     a = [[xs[c * n0 + q] for q in range(n0)] for c in range(spec.channels[0])]
     k, step = 0, 1 + spec.bias
@@ -270,7 +272,7 @@ CNN_TABLE = [  # strides that skip inputs, dense layers that multiply positions,
 
 @pytest.mark.parametrize("model", CNN_TABLE, ids=repr)
 def test_cnn_ambient_is_the_brute_force_monomial_count(model):
-    mine = chk.Model(checker_spec(model))
+    mine = mdl.Model(checker_spec(model))
     count, status = mine.ambient_count()
     brute = _cnn_brute(model, random.Random(3))
     assert (status == "exact" and count == brute) or (status == "above P" and brute > mine.P), (count, status, brute)
@@ -279,7 +281,7 @@ def test_cnn_ambient_is_the_brute_force_monomial_count(model):
 def test_the_stride_case_is_not_defective_against_the_read_inputs():
     """Stride 2 on 3 inputs reads x0 and x2, each squared on its own: the dense output is a x0^2 + b x2^2 (2
     monomials), not a quadric in the receptive field's 3 inputs (6)."""
-    count, status = chk.Model(checker_spec(CNN_TABLE[0])).ambient_count()
+    count, status = mdl.Model(checker_spec(CNN_TABLE[0])).ambient_count()
     assert (count, status) == (2, "exact")
 
 
@@ -292,7 +294,7 @@ def test_attention_ambient_is_the_brute_force_monomial_count(d, dout, tokens):
     V = sympy.Matrix(dout, d, lambda i, j: rng.randint(1, 9))
     out = (V * X * X.T * A * X).applyfunc(sympy.expand)
     brute = sum(len(sympy.Poly(out[a, 0], *X).monoms()) for a in range(dout))
-    count, status = chk.Model(checker_spec(LightningAttention(d, dout, tokens))).ambient_count()
+    count, status = mdl.Model(checker_spec(LightningAttention(d, dout, tokens))).ambient_count()
     assert status == "exact" and count == brute
 
 
@@ -303,15 +305,15 @@ def test_symmetry_count_never_exceeds_the_fibre_dimension(widths, act, bias):
     from algebra.engine import dimension
 
     model = MLP(widths, act, bias=bias)
-    mine = chk.Model(checker_spec(model))
+    mine = mdl.Model(checker_spec(model))
     res = dimension(model)
-    assert res.certified and chk.symmetry_count(mine) <= mine.P - res.lower_bound
+    assert res.certified and mdl.symmetry_count(mine) <= mine.P - res.lower_bound
 
 
 def test_an_affine_activation_without_biases_has_no_defect_count(bases):
-    model = chk.Model({"family": "mlp", "widths": [2, 2, 1], "activations": [["1", "1"]], "bias": False, "inactive": {}})
+    model = mdl.Model({"family": "mlp", "widths": [2, 2, 1], "activations": [["1", "1"]], "bias": False, "inactive": {}})
     with pytest.raises(chk.Reject, match="affine activation"):
-        chk.expected_count(model)
+        mdl.expected_count(model)
 
 
 # -- the committed files are canonical; the worst rank file is decided within the budget ------------------------
@@ -334,7 +336,7 @@ def test_every_committed_spec_is_its_own_canonical_form():
         specs = [cert.get("model"), (cert.get("subnetwork") or {}).get("model"),
                  ((cert.get("formula") or {}).get("rank") or {}).get("model")]
         for spec in filter(None, specs):
-            assert chk.Model(spec).spec == spec, path.name
+            assert mdl.Model(spec).spec == spec, path.name
             seen += 1
     assert seen > 400
 
@@ -344,13 +346,13 @@ def _mlp_lower_certificate(samples: int) -> dict:
     rng = random.Random(0)
     spec = {"family": "mlp", "widths": [32, 60, 32, 4], "activations": [["0", "0", "1"], ["0", "0", "1"]],
             "bias": False, "inactive": {}}
-    P = chk.Model(spec).P
+    P = mdl.Model(spec).P
     n = 4 * samples
     cert = {"schema_version": 1, "kind": "rank_lower_bound", "model": spec,
             "point": {"prime": "1048573", "theta": [str(rng.randrange(-99, 99)) for _ in range(P)],
                       "inputs": [[str(rng.randrange(-99, 99)) for _ in range(32)] for _ in range(samples)]},
             "lower": {"rows": list(range(n)), "cols": list(range(n))}}
-    cert["claim"] = chk.rank_claim("rank_lower_bound", chk.Model(spec), spec, n)
+    cert["claim"] = rnk.rank_claim("rank_lower_bound", mdl.Model(spec), spec, n)
     return cert
 
 
@@ -359,12 +361,12 @@ def test_the_costliest_rank_file_is_refused_before_its_work():
     by the charge itself (no pass is run)."""
     cert = _mlp_lower_certificate(35)
     calls = []
-    real = chk.Model.forward
+    real = mdl.Model.forward
     try:
-        chk.Model.forward = lambda self, *a: calls.append(1) or real(self, *a)
+        mdl.Model.forward = lambda self, *a: calls.append(1) or real(self, *a)
         assert "would take more than" in refused(cert)
     finally:
-        chk.Model.forward = real
+        mdl.Model.forward = real
     assert not calls
 
 
@@ -372,8 +374,8 @@ def test_the_costliest_rank_file_is_refused_before_its_work():
 def test_the_worst_rank_file_at_the_limit_is_decided():
     """Just under MAX_EVAL (30 passes of the largest MLP): decided, with a verdict either way."""
     cert = _mlp_lower_certificate(30)
-    model = chk.Model(cert["model"])
-    assert 30 * model.cost <= chk.MAX_EVAL < 35 * model.cost
+    model = mdl.Model(cert["model"])
+    assert 30 * model.cost <= mdl.MAX_EVAL < 35 * model.cost
     try:
         chk.check(seal(cert))
     except chk.Reject as exc:

@@ -14,7 +14,9 @@ import json
 import numpy as np
 import pytest
 
-import algebra.checker.kernel as chk
+from algebra.checker import core as chk
+from algebra.checker import model as mdl
+from algebra.checker import rank as rnk
 from algebra.checker.cnn import subnetwork_bound
 from algebra.certify.canonical import seal
 from algebra.certify.emit import checker_spec, model_from_spec, subnetwork_certificate
@@ -48,7 +50,7 @@ def _random_cnn(rng) -> CNN:
 
 
 def _rows(model, theta, X, p):
-    mine = chk.Model(checker_spec(model))
+    mine = mdl.Model(checker_spec(model))
     rows = mine.rows([int(v) for v in theta], X.tolist(), set(range(len(X) * model.n_outputs)), p)
     return mine, [rows[r] for r in range(len(rows))]
 
@@ -64,7 +66,7 @@ def test_checker_cnn_agrees_with_the_model(model):
     values = [v for x in X.tolist() for v, _ in mine.forward([int(t) for t in theta], x, PRIME)]
     assert values == model.forward(theta, X, F).ravel().tolist()
     # the checker also counts the affine gauge of a linear activation with biases, which the model's fields omit
-    assert mine.P == model.parameter_count and chk.symmetry_count(mine) >= model.symmetry_count()
+    assert mine.P == model.parameter_count and mdl.symmetry_count(mine) >= model.symmetry_count()
     count, status = mine.ambient_count()  # exact (never above the engine's upper bound) or known to exceed P
     assert count <= model.ambient_dimension() if status == "exact" else model.ambient_dimension() > mine.P
     assert model_from_spec(checker_spec(model)).spec() == model.spec()
@@ -76,13 +78,13 @@ def test_differential_rows_are_the_jacobian_at_the_point():
     theta[full.offsets()["D"][0] + np.arange(5)] = 0  # channel 0 of layer 2 reads nothing: the dense columns 0..4
     X = full.random_inputs(np.random.default_rng(1), 3, bound=50)
     spec = {"family": "differential", "of": checker_spec(full), "at": [str(int(v)) for v in theta], "inactive": {"2": [0]}}
-    d = chk.Model(spec)
+    d = mdl.Model(spec)
     anywhere = list(range(full.parameter_count))  # the Jacobian in theta_dot does not depend on theta_dot
     rows = d.rows(anywhere, X.tolist(), set(range(3)), PRIME)
     assert [rows[r] for r in range(3)] == full.jacobian(theta, X, PrimeField(PRIME)).tolist()
     theta[full.offsets()["D"][0]] = 1
     with pytest.raises(chk.Reject, match="not on the subnetwork"):
-        chk.Model(dict(spec, at=[str(int(v)) for v in theta]))
+        mdl.Model(dict(spec, at=[str(int(v)) for v in theta]))
 
 
 @pytest.mark.parametrize("spec, reason", [
@@ -98,7 +100,7 @@ def test_differential_rows_are_the_jacobian_at_the_point():
 def test_hostile_cnn_specs_are_refused(spec, reason):
     base = checker_spec(CNN(4, [2]))
     with pytest.raises(chk.Reject, match=reason):
-        chk.Model(dict(base, **spec))
+        mdl.Model(dict(base, **spec))
 
 
 # -- the subnetwork certificate (proximity-bias paper, Appendix C) --------------------------------
@@ -119,10 +121,10 @@ def _reseal(cert, edit):
 def _rederive(c):
     """Give the edited file the claim the checker derives for it (a forger's best effort)."""
     notes = []
-    model = chk.Model(c["model"])
-    lo = chk.lower_bound(c, model, notes)
+    model = mdl.Model(c["model"])
+    lo = rnk.lower_bound(c, model, notes)
     sub = subnetwork_bound(c, model, notes) if "subnetwork" in c else None
-    c["claim"] = chk.rank_claim(c["kind"], model, c["model"], lo, sub=sub)
+    c["claim"] = rnk.rank_claim(c["kind"], model, c["model"], lo, sub=sub)
 
 
 def test_base_certificate_states_the_true_claim(base):
@@ -211,7 +213,7 @@ def test_the_comparison_needs_the_lower_bound(base):
 
 def test_nested_differentials_are_refused(base):
     with pytest.raises(chk.Reject, match="a differential is of a cnn spec"):
-        chk.Model(dict(base["model"], of=base["model"]))
+        mdl.Model(dict(base["model"], of=base["model"]))
 
 
 def test_native_cnn_dimension_and_defect_certificates():

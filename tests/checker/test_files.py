@@ -9,6 +9,7 @@ import threading
 import pytest
 
 import algebra.checker.files as files
+from algebra.checker import core as checker_core
 from algebra.certify.canonical import render
 
 
@@ -85,18 +86,18 @@ def test_a_fifo_does_not_hang_the_run(tree, capsys):
     assert done, "verify DIR hung on a FIFO"
     row = next(r for r in done[0] if r["file"].endswith("pipe.json"))
     assert row["verified"] is False and "FIFO" in row["reason"]
-    fifo_alone = files.check_file(str(tree / "pipe.json"))  # given explicitly: opened non-blocking, then refused
+    fifo_alone = checker_core.check_file(str(tree / "pipe.json"))  # given explicitly: opened non-blocking, then refused
     assert fifo_alone[0] is False and "not a regular file" in fifo_alone[1]
 
 
 def test_one_files_internal_error_does_not_stop_the_others(tree, monkeypatch, capsys):
-    real = files.check_verdict
+    real = checker_core.check_verdict
 
     def flaky(cert):
         if cert["model"]["family"] == "qk":
             raise IndexError("planted")
         return real(cert)
 
-    monkeypatch.setattr(files, "check_verdict", flaky)
+    monkeypatch.setattr(checker_core, "check_verdict", flaky)
     code, out = run(tree, capsys)
     assert code == 1 and "internal checker error (IndexError)" in out and out.count(": VERIFIED (") == 1

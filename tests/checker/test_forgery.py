@@ -20,7 +20,10 @@ import pytest
 
 import algebra.checker.attention as att
 import algebra.checker.files as chkfiles
-import algebra.checker.kernel as chk
+from algebra.checker import core as chk
+from algebra.checker import model as mdl
+from algebra.checker import rank as rnk
+from algebra.checker import formula as fml
 from algebra.certify.canonical import render, seal
 
 CERTS = Path(__file__).resolve().parents[2] / "certificates"
@@ -41,8 +44,8 @@ def verdict(cert) -> bool:
 def rerender(cert, **changes) -> dict:
     """A forger who edits the structured claim and re-renders its text with the checker's own renderer."""
     claim = dict(cert["claim"], **changes)
-    model = chk.Model(cert["model"])
-    cert["claim"] = chk.rank_claim(cert["kind"], model, cert["model"], claim["value"], claim.get("expected"))
+    model = mdl.Model(cert["model"])
+    cert["claim"] = rnk.rank_claim(cert["kind"], model, cert["model"], claim["value"], claim.get("expected"))
     return cert
 
 
@@ -161,7 +164,7 @@ def test_regular_model_stated_value_is_provenance(base_certificates):
     assert not verdict(c)  # the claim still says stated 3, disagrees
     stated = dict(c["formula"]["stated"])
     c["claim"]["stated"], c["claim"]["agrees"] = stated, True
-    c["claim"]["text"] = chk.formula_claim("regular_model", c["formula"]["inputs"], "", 0, 1, "", stated)["text"]
+    c["claim"]["text"] = fml.formula_claim("regular_model", c["formula"]["inputs"], "", 0, 1, "", stated)["text"]
     assert not verdict(c)  # the text must be the canonical rendering of the whole claim
     c = fresh(base_certificates, "formula-regular")
     c["formula"]["lambda"] = "3"
@@ -328,11 +331,11 @@ def test_every_committed_certificate_refuses_an_edited_value_or_text(tmp_path):
             bad["claim"]["components"][0]["rank"] += 1
         target = tmp_path / path.name
         target.write_bytes(render(seal(bad)))
-        assert not chkfiles.check_file(str(target))[0], path.name
+        assert not chk.check_file(str(target))[0], path.name
         bad = json.loads(json.dumps(cert))
         bad["claim"]["text"] = _bump_number(bad["claim"]["text"], first=cert["kind"] == "attention_rank")
         target.write_bytes(render(seal(bad)))
-        assert not chkfiles.check_file(str(target))[0], path.name
+        assert not chk.check_file(str(target))[0], path.name
     if (CERTS / "attention").is_dir():
         assert "attention_rank" in kinds
 

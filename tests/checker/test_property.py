@@ -25,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import algebra.checker.kernel as chk
+from algebra.checker import core as chk
 from algebra.certify.canonical import seal
 
 # five tests: 5,000 mutated certificates in the default run; NEUROALGEBRA_MUTATIONS=2500 gives the 12,500 of a

@@ -15,7 +15,7 @@ import pytest
 from algebra.certify.canonical import seal
 from algebra.certify.representation import representation_certificate
 from algebra.checker import Reject, check
-from algebra.checker.kernel import digest
+from algebra.checker.core import digest
 from algebra.checker.representation import cyclotomic, derive_representation_claim, render_representation_claim
 from algebra.claims.graph_attention import GRAPH_DESIGNS, graph_design
 
