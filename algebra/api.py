@@ -37,7 +37,7 @@ The model families are in :mod:`algebra.models` (``algebra.models`` after ``impo
 from __future__ import annotations
 
 import algebra.models as models
-from algebra.certify.emit import certify_formula, certify_model, certify_secant
+from algebra.certify.questions import certify_formula, certify_model, certify_secant
 from algebra.engine.dimension import dimension
 from algebra.errors import AlgebraError, CertificateError, DomainError, InputError, NotFinishedError, ResourceError
 from algebra.geometry.cnn_proximity import cnn_proximity, pruned_proximity

@@ -1,6 +1,6 @@
 """Certificates of the CNN proximity claims: the native route against the explicit-polynomial route.
 
-Native (``algebra.certify.emit.subnetwork_certificate``): the checker evaluates the CNN and its
+Native (``algebra.certify.subnetwork.subnetwork_certificate``): the checker evaluates the CNN and its
 differential itself (``algebra/checker/cnn.py``); the bound of ``dim F'`` comes from the
 subnetwork's own upper-bound witnesses.  Peer, measured in the same run on a few cases: the
 route the catalogue used before, the differential written out as explicit polynomials
@@ -40,7 +40,7 @@ def _native(claim) -> dict:
 
 
 def _peer(claim) -> dict:
-    from algebra.certify.emit import dimension_certificate
+    from algebra.certify.rank import dimension_certificate
     from algebra.models.cnn import CNN
 
     m = claim.model

@@ -6,7 +6,7 @@ The producing side of the attention package returns plain data
 :func:`algebra.attention_rank.head_certificates.head_inputs`: each MiniLM
 head's matrices and provenance).  Here they become certificates: the header,
 the claim the independent checker (:mod:`algebra.checker.attention`) derives
-from the witnesses, the seal, and one more check of the whole file as a
+from the witnesses, the seal (the envelope of :mod:`algebra.certify.envelope`), and one more check of the whole file as a
 reader will check it.  :func:`emit_head_certificates` writes the committed
 head certificates (:func:`index_entries` and :func:`write_index`, re-exported
 from :mod:`algebra.attention_rank.head_certificates`, index them).
@@ -17,13 +17,13 @@ from __future__ import annotations
 from fractions import Fraction
 from pathlib import Path
 
-from algebra.version import __version__
 from algebra.attention_rank.certificates import attention_rank_witness, certified_range, single_thread_blas
 from algebra.attention_rank.head_certificates import DEFAULT_LENGTH, entry, head_inputs, index_entries, write_index
 from algebra.certify.canonical import canonical_bytes, seal, write_atomic
+from algebra.certify.envelope import RELATIONS, Emitted, header, self_check, verdict_for
 from algebra.errors import CertificateError, InputError
 
-__all__ = ["attention_rank_certificate", "certified_range", "emit_head_certificates", "index_entries",
+__all__ = ["attention_certificate", "attention_rank_certificate", "certified_range", "emit_head_certificates", "index_entries",
            "interaction_certificate", "sphere_certificate", "write_index"]
 
 
@@ -62,13 +62,11 @@ def attention_rank_certificate(Q, K, beta, eps, *, bounds: str = "both", lower=N
     from algebra.checker import Reject, check, derive_claim
 
     w = attention_rank_witness(Q, K, beta, eps, bounds=bounds, lower=lower)
-    cert: dict = {"schema_version": 1, "kind": "attention_rank", "tool": {"name": "neuroalgebra", "version": __version__},
-                  "claim": {"eps": w["eps"]}, "matrix": w["matrix"]}
+    cert = header("attention_rank", source)
+    cert.update(claim={"eps": w["eps"]}, matrix=w["matrix"])
     for block in ("approximant", "selection"):
         if block in w:
             cert[block] = w[block]
-    if source:
-        cert["source"] = dict(source)
     try:
         cert["claim"] = derive_claim(cert)
     except Reject as exc:
@@ -171,3 +169,30 @@ def emit_head_certificates(out_dir, *, length: int = DEFAULT_LENGTH, multiplier:
             write_atomic(out / name, canonical_bytes(cert) + b"\n")
             entries.append(entry(name, cert, "emitted and checked"))
     return entries
+
+
+def attention_certificate(Q, K, beta, eps, *, claimed: int | None = None, relation: str = "==",
+                          source: dict | None = None) -> Emitted:
+    """Certify ``r_eps(softmax_rows(beta Q K^T))`` (both bounds) and judge ``r_eps RELATION claimed``.
+
+    The certificate is :func:`algebra.certify.attention.attention_rank_certificate`
+    (Q, K, beta stored exactly; the checker rebuilds the matrix in ball
+    arithmetic and derives the claim).  ``lower`` / ``upper`` of the result are
+    the certified bounds (``lower`` is 0 when no lower bound was found); the
+    verdict is :func:`verdict_for` of the claimed value against them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> e = attention_certificate(np.eye(3), np.eye(3), 6.0, 0.25, claimed=3)
+    >>> e.kind, e.lower, e.upper, e.verdict
+    ('attention_rank', 3, 3, 'confirmed')
+    >>> attention_certificate(np.eye(3), np.eye(3), 6.0, 0.25, claimed=2).verdict
+    'refuted'
+    """
+    if relation not in RELATIONS:
+        raise InputError("relation", relation, "one of ==, >=, <=")
+    cert = attention_rank_certificate(Q, K, beta, eps, bounds="both", source=source)
+    lo, hi = certified_range(cert)
+    lo = 0 if lo is None else lo
+    return Emitted(cert, "attention_rank", lo, hi, verdict_for(relation, claimed, lo, hi), self_check(cert))

@@ -42,7 +42,10 @@ from pathlib import Path
 import numpy as np
 
 from algebra.certify.canonical import render, write_atomic
-from algebra.certify.emit import VERDICTS
+from algebra.certify.attention import attention_certificate
+from algebra.certify.envelope import VERDICTS
+from algebra.certify.formula import formula_certificate, rlct_certificate
+from algebra.certify.rank import dimension_certificate
 from algebra.claims import PAPERS
 from algebra.claims.catalogue import claims
 from algebra.claims.graph_attention import graph_design
@@ -56,6 +59,7 @@ from algebra.claims.records import (
     SubnetworkClaim,
 )
 from algebra.errors import AlgebraError, ClaimError, ResourceError
+from algebra.models.registry import to_spec
 
 __all__ = ["JUDGES", "claims", "run_catalogue", "write_index", "PAPERS", "MAX_WORK"]
 
@@ -77,7 +81,6 @@ def _work(model) -> int:
 
 def _judge_hypotheses(hypotheses) -> tuple:
     """``(checked, failed)``: each hypothesis decided (arithmetic, or a certified rank)."""
-    from algebra.certify.emit import checker_spec, dimension_certificate
     from algebra.checker import expected_count
 
     checked, failed = [], []
@@ -85,7 +88,7 @@ def _judge_hypotheses(hypotheses) -> tuple:
         holds, detail = h.holds, ""
         if h.nondefective is not None:
             e = dimension_certificate(h.nondefective)
-            expected = expected_count(checker_spec(h.nondefective))
+            expected = expected_count(to_spec(h.nondefective))
             holds = e.lower == e.upper == expected
             detail = f"certified dimension {e.lower}" + ("" if e.lower == e.upper else f"..{e.upper}") + \
                 f", expected count {expected}"
@@ -126,8 +129,6 @@ def _out_of_budget(model):
 
 # -- the judges: claim -> (emitted or None, reason when None, index fields) --------------------------
 def _judge_formula(claim: FormulaClaim, seed: int, src: dict) -> tuple:
-    from algebra.certify.emit import formula_certificate
-
     e = formula_certificate(claim.formula, *claim.args, source=src)
     f = e.certificate["formula"]
     fields = {"says": _stated_text(f["stated"]) + f" ({f['stated']['where']})",
@@ -142,8 +143,6 @@ def _judge_formula(claim: FormulaClaim, seed: int, src: dict) -> tuple:
 
 
 def _judge_lambda_claim(claim: LambdaClaim, seed: int, src: dict) -> tuple:
-    from algebra.certify.emit import rlct_certificate
-
     too_big = _out_of_budget(claim.model)
     if too_big:
         return None, too_big, {}
@@ -177,8 +176,6 @@ def _judge_representation(claim: RepresentationClaim, seed: int, src: dict) -> t
 
 
 def _judge_attention_rank(claim: AttentionRankClaim, seed: int, src: dict) -> tuple:
-    from algebra.certify.emit import attention_certificate
-
     e = attention_certificate(np.array(claim.Q), np.array(claim.K), claim.beta, claim.eps, claimed=claim.claimed,
                               relation=claim.relation, source=src)
     proven = f"r_eps = {e.lower}" if e.lower == e.upper else f"{e.lower} <= r_eps <= {e.upper}"
@@ -188,8 +185,6 @@ def _judge_attention_rank(claim: AttentionRankClaim, seed: int, src: dict) -> tu
 
 
 def _judge_dimension(claim: DimensionClaim, seed: int, src: dict) -> tuple:
-    from algebra.certify.emit import dimension_certificate
-
     too_big = _out_of_budget(claim.model)
     if too_big:
         return None, too_big, {}

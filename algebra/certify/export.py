@@ -180,7 +180,7 @@ def export_script(cert: dict, system: str) -> str:
 
     Examples
     --------
-    >>> from algebra.certify.emit import dimension_certificate
+    >>> from algebra.certify.rank import dimension_certificate
     >>> from algebra.models import QueryKey
     >>> text = export_script(dimension_certificate(QueryKey(2, 1)).certificate, "singular")
     >>> "jacob(G)" in text and "ideal G = F;" in text   # no inputs: the outputs are the coordinates

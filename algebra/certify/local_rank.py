@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from algebra.certify.canonical import render, seal, write_atomic
-from algebra.certify.emit import Emitted, _header, _self_check
+from algebra.certify import envelope
+from algebra.certify.envelope import Emitted, header
 from algebra.errors import CertificateError, InputError
 from algebra.exact.field import DEFAULT_PRIME
 from algebra.grokking.checkpoints import PHASES, phase  # re-exported: the basin tables use them
@@ -89,14 +90,14 @@ def local_rank_certificate(p: int, K: int, a, b, theta, *, prime: int = DEFAULT_
         if not short:
             break
         q = next(c for c in range(q - 2, 2, -2) if is_prime(c))
-    cert = _header("local_rank", source)
+    cert = header("local_rank", source)
     cert.update(network=net, witnesses=best, seed=int(seed))
     try:
         cert["claim"] = derive_claim(cert)
     except Reject as exc:
         raise CertificateError(f"the local rank certificate does not verify: {exc}") from None
     cert = seal(cert)
-    reason = _self_check(cert) if self_check else "claim derived by the checker (not re-checked after sealing)"
+    reason = envelope.self_check(cert) if self_check else "claim derived by the checker (not re-checked after sealing)"
     tr = cert["claim"]["maps"]["train"]
     if tr["lower"] == tr["upper"]:
         return Emitted(cert, "local_rank", tr["lower"], tr["upper"], "confirmed", reason)

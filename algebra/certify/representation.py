@@ -14,7 +14,7 @@ are a separate route.
 from __future__ import annotations
 
 from algebra.certify.canonical import seal
-from algebra.certify.emit import Emitted, _header, _self_check
+from algebra.certify.envelope import Emitted, header, self_check
 from algebra.errors import CertificateError
 from algebra.exact.rounding import binary64_hex
 
@@ -78,14 +78,14 @@ def representation_certificate(design, table=None, *, source: dict | None = None
     """
     from algebra.checker import Reject, derive_claim
 
-    cert = _header("score_representation", source)
+    cert = header("score_representation", source)
     cert["representation"] = representation_data(design, table)
     try:
         cert["claim"] = derive_claim(cert)
     except Reject as exc:
         raise CertificateError(f"the score representation does not verify: {exc}") from None
     cert = seal(cert)
-    reason = _self_check(cert)
+    reason = self_check(cert)
     claim = cert["claim"]
     n = claim["about"]["score_dimension"]
     if claim["invariant"]:

@@ -119,7 +119,7 @@ class LambdaClaim(Claim):
 
     ``stated`` is ``{"lambda": Fraction, "where": str}`` or ``{"lower": .., "upper": .., "where": ..}``;
     the true value is ``rank / 2`` of the certified Jacobian rank of ``model``
-    (:func:`algebra.certify.emit.rlct_certificate`).  ``hypotheses``
+    (:func:`algebra.certify.formula.rlct_certificate`).  ``hypotheses``
     (:class:`Hypothesis`) are decided before the value.
     """
 
@@ -185,7 +185,7 @@ class SubnetworkClaim(Claim):
 
     ``model`` is the full CNN, ``inactive`` the subnetwork's channels, ``theta``
     the point of ``F'`` (their outgoing weights zero).  Certified natively by
-    :func:`algebra.certify.emit.subnetwork_certificate`; judged by
+    :func:`algebra.certify.subnetwork.subnetwork_certificate`; judged by
     :func:`algebra.certify.subnetwork.judge_subnetwork`.
     """
 

@@ -288,7 +288,7 @@ def _synthetic_certificates(args) -> list:
     from algebra.attention_rank.certificates import certified_range
     from algebra.attention_rank.constructions import cell_width, uniform_cell_payload
     from algebra.certify.attention import interaction_certificate, sphere_certificate
-    from algebra.certify.emit import interval_certificate
+    from algebra.certify.interval import interval_certificate
 
     written = []
     for d in (1, 2, 3, 4):

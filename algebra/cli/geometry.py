@@ -321,7 +321,7 @@ def _run_dim(args) -> int:
                          "its sample inputs; drop --samples)")
     cert, claim = None, claim_options(args)
     if args.certificate:
-        from algebra.certify.emit import dimension_with_certificate
+        from algebra.certify.questions import dimension_with_certificate
 
         # One engine run is printed and certified: the certificate's own mode, with its witness minor.  Another
         # --mode, or --over-q (the checker replays minors modulo a prime), is run as asked, and the certificate

@@ -6,7 +6,8 @@ self-contained spec the independent checker evaluates) and reads it back
 place that dispatches on a family's name: :mod:`algebra.certify` calls
 :func:`to_spec`, :func:`from_spec` and :func:`has_spec`, never a family by name.
 A model of any other family (a secant map, a Segre-Veronese cone) is certified
-as its polynomial map (:func:`algebra.exact.polynomial.symbolic_forward`).
+as its polynomial map (:func:`as_polynomial_map`, through the one symbolic
+evaluator :func:`algebra.exact.polynomial.symbolic_forward`).
 
 Adding a family: its module in ``algebra/models/`` defines the model with
 ``to_spec`` / ``from_spec``, and its class joins :data:`SPEC_FAMILIES`
@@ -16,6 +17,7 @@ Adding a family: its module in ``algebra/models/`` defines the model with
 from __future__ import annotations
 
 from algebra.errors import InputError
+from algebra.exact.polynomial import symbolic_forward
 from algebra.models.attention import LightningAttention
 from algebra.models.base import Model
 from algebra.models.cnn import CNN
@@ -23,7 +25,7 @@ from algebra.models.factorization import DeepLinear, QueryKey
 from algebra.models.mlp import MLP
 from algebra.models.polymap import PolynomialMap
 
-__all__ = ["SPEC_FAMILIES", "from_spec", "has_spec", "to_spec"]
+__all__ = ["SPEC_FAMILIES", "as_polynomial_map", "certified_model", "from_spec", "has_spec", "to_spec"]
 
 #: family name -> the class whose ``to_spec`` / ``from_spec`` write and read its certificate form
 #: (the families the checker evaluates itself), in the order error messages name them
@@ -94,3 +96,30 @@ def from_spec(spec: dict) -> Model:
     except (KeyError, TypeError, ValueError, IndexError) as exc:
         raise InputError("spec", spec, f"a model spec in the checker's form ({type(exc).__name__})") from None
     raise InputError("spec", spec, _ALLOWED)
+
+
+def as_polynomial_map(model) -> PolynomialMap:
+    """Any :class:`~algebra.models.Model` as a :class:`~algebra.models.PolynomialMap`: its outputs computed
+    by running the model's own ``forward`` over polynomials (:func:`~algebra.exact.polynomial.symbolic_forward`).
+
+    Examples
+    --------
+    >>> from algebra.models import QueryKey
+    >>> m = as_polynomial_map(QueryKey(2, 1))
+    >>> m.parameter_count, [p.to_text() for p in m.polynomials][:2]
+    (4, ['t0*t2', 't0*t3'])
+    """
+    outputs, parameters, inputs = symbolic_forward(model)
+    return PolynomialMap(outputs, parameters=parameters, inputs=inputs)
+
+
+def certified_model(model) -> Model:
+    """The model a certificate is about: ``model`` when its family writes its own form, else its polynomial map.
+
+    Examples
+    --------
+    >>> from algebra.models import MLP, veronese
+    >>> certified_model(veronese(2, 2)).family, certified_model(MLP((2, 2, 1), "t^2")).family
+    ('polynomial', 'mlp')
+    """
+    return model if has_spec(model) else as_polynomial_map(model)

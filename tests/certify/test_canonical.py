@@ -8,7 +8,7 @@ import pytest
 
 from algebra.certify import canonical
 from algebra.certify.canonical import content_hash, render, seal, write_atomic
-from algebra.certify.emit import dimension_certificate
+from algebra.certify.rank import dimension_certificate
 from algebra.models import LightningAttention, quadratic_network
 
 

@@ -19,7 +19,8 @@ from algebra.checker import core as chk
 from algebra.checker import rank as rnk
 from algebra.certify import certify_model, certify_secant
 from algebra.certify.canonical import render, seal
-from algebra.certify.emit import claimed_member, dimension_certificate, verdict_for
+from algebra.certify.envelope import claimed_member, verdict_for
+from algebra.certify.rank import dimension_certificate
 from algebra.checker import check_file_verdict
 from algebra.cli import main
 from algebra.errors import InputError
@@ -143,7 +144,7 @@ def test_aliased_and_malformed_claims_are_refused(member, fragment):
 
 
 def test_kinds_without_a_judged_quantity_refuse_the_member():
-    from algebra.certify.emit import interval_certificate
+    from algebra.certify.interval import interval_certificate
 
     p = {"arrays": {}, "scalars": {"x": "1/3"}, "program": [{"out": "y", "op": "exp", "args": ["x"]}],
          "target": "y", "relation": "<", "bound": "1.4"}

@@ -7,15 +7,12 @@ import json
 import numpy as np
 import pytest
 
-from algebra.certify.emit import (
-    attention_certificate,
-    checker_spec,
-    dimension_certificate,
-    formula_certificate,
-    interval_certificate,
-    model_from_spec,
-    verdict_for,
-)
+from algebra.certify.attention import attention_certificate
+from algebra.certify.envelope import verdict_for
+from algebra.certify.formula import formula_certificate
+from algebra.certify.interval import interval_certificate
+from algebra.certify.rank import dimension_certificate
+from algebra.models.registry import from_spec, to_spec
 from algebra.certify.schema import validate
 from algebra.certify.symbolic import symbolic_symmetry_fields
 from algebra.errors import CertificateError, InputError
@@ -68,9 +65,9 @@ def test_symbolic_fields_match_numeric_fields():
 def test_spec_round_trip():
     for model in (MLP((2, 3, 1), ["t^2 + 1/2"], bias=True), LightningAttention(3, 1, 2, rank=2), QueryKey(2, 2),
                   DeepLinear((1, 2, 3)), PolynomialMap(["a*x^2 + b"], parameters=["a", "b"], inputs=["x"])):
-        assert model_from_spec(checker_spec(model)).spec() == model.spec()
+        assert from_spec(to_spec(model)).spec() == model.spec()
     with pytest.raises(InputError):
-        model_from_spec({"family": "mlp"})
+        from_spec({"family": "mlp"})
 
 
 def test_verdict_table():
@@ -151,7 +148,7 @@ def test_a_misprinted_library_formula_cannot_be_certified(monkeypatch):
 
 
 def test_rlct_certificate_and_hypotheses():
-    from algebra.certify.emit import rlct_certificate
+    from algebra.certify.formula import rlct_certificate
     from algebra.errors import DomainError
     from algebra.claims.grokking import modular_addition_map
 
@@ -160,18 +157,18 @@ def test_rlct_certificate_and_hypotheses():
     e = rlct_certificate(modular_addition_map(2, 1), stated={"lambda": 5, "where": "Corollary 5.4"})
     # one neuron on the one-hot pairs: (u_a + v_b)^2 is invariant under (u + c, v - c): 3p - 2 = 4, not 3p - 1 = 5
     assert (e.lower, e.verdict, e.certificate["claim"]["agrees"]) == (4, "refuted", False)
-    import algebra.certify.emit as emit
+    import algebra.certify.formula as formula
 
-    lower_only = emit.dimension_certificate(QueryKey(3, 2), upper=False)
+    lower_only = dimension_certificate(QueryKey(3, 2), upper=False)
     with pytest.MonkeyPatch.context() as mp:  # only a lower bound proven: lambda = rank / 2 is not certified
-        mp.setattr(emit, "dimension_certificate", lambda *a, **k: lower_only)
+        mp.setattr(formula, "dimension_certificate", lambda *a, **k: lower_only)
         with pytest.raises(DomainError, match="only rank >= 8"):
             rlct_certificate(QueryKey(3, 2))
 
 
 # -- entry points for the user's own questions -------------------------------------------------
 def test_certify_model_writes_what_verify_accepts(tmp_path):
-    from algebra.certify.emit import certify_model
+    from algebra.certify.questions import certify_model
     from algebra.cli import main
 
     path = tmp_path / "c.json"
@@ -186,7 +183,8 @@ def test_certify_model_writes_what_verify_accepts(tmp_path):
 
 
 def test_certify_secant_and_polynomial_route(tmp_path):
-    from algebra.certify.emit import as_polynomial_map, certify_secant
+    from algebra.certify.questions import certify_secant
+    from algebra.models.registry import as_polynomial_map
     from algebra.models.segre_veronese import segre_veronese, veronese
 
     e = certify_secant(veronese(5, 3), 7, tmp_path / "s.json")  # Alexander-Hirschowitz: 34, not 35
@@ -200,26 +198,26 @@ def test_certify_secant_and_polynomial_route(tmp_path):
 
 
 def test_certify_model_is_atomic_and_states_a_lower_bound_when_that_is_all(tmp_path, monkeypatch):
-    import algebra.certify.emit as emit
+    import algebra.certify.questions as questions
     from algebra.errors import CertificateError
 
     path = tmp_path / "c.json"
-    real = emit.dimension_certificate
+    real = questions.dimension_certificate
 
     def no_upper(model, **kw):
         if kw.get("upper", True):
             raise CertificateError("the Cramer identity failed at every seed")
         return real(model, **kw)
 
-    monkeypatch.setattr(emit, "dimension_certificate", no_upper)
-    e = emit.certify_model(QueryKey(3, 2), path)
+    monkeypatch.setattr(questions, "dimension_certificate", no_upper)
+    e = questions.certify_model(QueryKey(3, 2), path)
     assert e.kind == "rank_lower_bound" and e.verdict == "out of reach" and "only the lower bound" in e.note
     assert json.loads(path.read_text())["claim"]["relation"] == ">="
 
     def broken(model, **kw):
         raise CertificateError("boom")
 
-    monkeypatch.setattr(emit, "dimension_certificate", broken)
+    monkeypatch.setattr(questions, "dimension_certificate", broken)
     with pytest.raises(CertificateError):
-        emit.certify_model(QueryKey(3, 2), tmp_path / "never.json")
+        questions.certify_model(QueryKey(3, 2), tmp_path / "never.json")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.json"]  # no half-written file, no temp file

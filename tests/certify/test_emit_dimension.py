@@ -3,7 +3,7 @@
 ``dimension_certificate`` was split into the engine run, the witness blocks, the kind/claim choice
 and the self-check loop, and ``dimension_with_certificate`` added (one engine run, printed and
 certified).  The split was checked byte for byte on the 332 committed dimension-type certificates
-that ``model_from_spec`` rebuilds, and on 226 in-memory runs against a copy of the single function;
+that ``from_spec`` rebuilds, and on 226 in-memory runs against a copy of the single function;
 these tests keep a table of both.
 """
 
@@ -16,7 +16,9 @@ from pathlib import Path
 import pytest
 
 from algebra.certify.canonical import render, seal
-from algebra.certify.emit import certificate_mode, dimension_certificate, dimension_with_certificate, model_from_spec
+from algebra.certify.questions import dimension_with_certificate
+from algebra.certify.rank import certificate_mode, dimension_certificate
+from algebra.models.registry import from_spec
 from algebra.errors import CertificateError, ResourceError
 from algebra.models import MLP, PolynomialMap, QueryKey, quadratic_network, shallow_network
 from algebra.models.cnn import CNN
@@ -45,7 +47,7 @@ def test_emitter_reproduces_the_committed_certificate(name):
     raw = (CERTIFICATES / name).read_bytes()
     c = json.loads(raw)
     claimed = c["claim"]["value"] + 1 if c["kind"] == "defect" else None  # a defect needs a claim above the rank
-    e = dimension_certificate(model_from_spec(c["model"]), seed=c["seed"], prime=int(c["point"]["prime"]),
+    e = dimension_certificate(from_spec(c["model"]), seed=c["seed"], prime=int(c["point"]["prime"]),
                               source=c.get("source"), claimed=claimed)
     assert e.kind == c["kind"]
     assert render(seal(dict(e.certificate, tool=c["tool"]))) == raw  # the tool's version is the file's
@@ -79,16 +81,16 @@ def test_emitted_certificates_match_the_recorded_ones(case):
 
 def test_a_point_that_does_not_verify_moves_to_the_next_seed(monkeypatch):
     """Only the self-check's failure moves on: seeds 0 and 1 refused, seed 2 written; too few attempts raise."""
-    import algebra.certify.emit as emit
+    import algebra.certify.rank as rank
 
-    real = emit._self_check_verdict
+    real = rank.self_check_verdict
 
     def fussy(cert):
         if cert["seed"] < 2:
             raise CertificateError(f"not generic at seed {cert['seed']}")
         return real(cert)
 
-    monkeypatch.setattr(emit, "_self_check_verdict", fussy)
+    monkeypatch.setattr(rank, "self_check_verdict", fussy)
     e = dimension_certificate(QueryKey(3, 2))
     assert e.certificate["seed"] == 2
     assert render(e.certificate) == render(dimension_certificate(QueryKey(3, 2), seed=2).certificate)
@@ -152,16 +154,16 @@ def test_dimension_with_certificate_runs_twice_only_for_a_run_the_certificate_ca
 
 
 def test_dimension_with_certificate_writes_a_lower_bound_when_that_is_all_and_nothing_when_refused(tmp_path, monkeypatch):
-    import algebra.certify.emit as emit
+    import algebra.certify.questions as questions
 
-    real = emit.dimension_certificate
+    real = questions.dimension_certificate
 
     def no_upper(model, **kw):
         if kw.get("upper", True):
             raise CertificateError("the Cramer identity failed at every seed")
         return real(model, **kw)
 
-    monkeypatch.setattr(emit, "dimension_certificate", no_upper)
+    monkeypatch.setattr(questions, "dimension_certificate", no_upper)
     res, e = dimension_with_certificate(QueryKey(3, 2), tmp_path / "l.json")
     assert res.certified and e.kind == "rank_lower_bound" and "only the lower bound" in e.note
     with pytest.raises(ResourceError, match="max_memory"):

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from algebra.certify.canonical import render, seal
-from algebra.certify.emit import dimension_certificate, formula_certificate, rlct_certificate
+from algebra.certify.formula import formula_certificate, rlct_certificate
+from algebra.certify.rank import dimension_certificate
 from algebra.certify.export import crosscheck, export_script
 from algebra.errors import InputError
 from algebra.models import MLP, DeepLinear, LightningAttention, PolynomialMap, QueryKey, quadratic_network

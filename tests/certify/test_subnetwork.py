@@ -12,11 +12,11 @@ from algebra.geometry.cnn_proximity import NO_BIAS, cnn_proximity
 
 def test_claims_certify_through_the_checker():
     """The catalogue's route: certificates the independent checker verifies, and the verdict they give."""
-    from algebra.certify import emit
+    from algebra.certify.rank import dimension_certificate
     from algebra.checker import check
 
     claims = cnn_claims(fast=True)
-    e = emit.dimension_certificate(claims[0].model, claimed=claims[0].claimed, relation=claims[0].relation)
+    e = dimension_certificate(claims[0].model, claimed=claims[0].claimed, relation=claims[0].relation)
     assert e.verdict == "confirmed" and (e.lower, e.upper) == (3, 3)  # Figure 6: dim F = 3
     for claim in [c for c in claims if isinstance(c, SubnetworkClaim)]:
         e, fields = judge_subnetwork(claim)

@@ -11,7 +11,9 @@ import copy
 import numpy as np
 import pytest
 
-from algebra.certify.emit import dimension_certificate, formula_certificate, interval_certificate, rlct_certificate
+from algebra.certify.formula import formula_certificate, rlct_certificate
+from algebra.certify.interval import interval_certificate
+from algebra.certify.rank import dimension_certificate
 from algebra.models import MLP, DeepLinear, LightningAttention, PolynomialMap, QueryKey, quadratic_network, shallow_network
 
 #: name -> (model factory, witnesses, claimed, true generic rank and why)

@@ -73,7 +73,7 @@ def _block(cert) -> str:
 def valid() -> dict:
     from algebra.attention_rank.certificates import approximation_rank_certificates
     from algebra.certify.attention import attention_rank_certificate
-    from algebra.certify.emit import interval_certificate
+    from algebra.certify.interval import interval_certificate
 
     eye = np.eye(3)
     out = {"representation": derived(xor_cube(2)),

@@ -20,7 +20,9 @@ from algebra.checker import core as chk
 from algebra.checker import model as mdl
 from algebra.checker import rank as rnk
 from algebra.certify.canonical import seal
-from algebra.certify.emit import checker_spec, dimension_certificate, rlct_certificate
+from algebra.certify.formula import rlct_certificate
+from algebra.certify.rank import dimension_certificate
+from algebra.models.registry import to_spec
 from algebra.models import MLP, LightningAttention, quadratic_network
 from algebra.models.cnn import CNN
 
@@ -218,7 +220,7 @@ MLP_TABLE = [  # widths, activations, bias, inactive: homogeneous, mixed degrees
 @pytest.mark.parametrize("widths, acts, bias, inactive", MLP_TABLE, ids=repr)
 def test_mlp_ambient_is_the_brute_force_monomial_count(widths, acts, bias, inactive):
     model = MLP(widths, acts if len(acts) > 1 else acts[0], bias=bias, inactive=inactive or None)
-    count, status = mdl.Model(checker_spec(model)).ambient_count()
+    count, status = mdl.Model(to_spec(model)).ambient_count()
     outs = _mlp_outputs(widths, acts, bias, inactive, random.Random(5))
     assert status == "exact" and count == sum(len(p.monoms()) for p in outs)
 
@@ -233,7 +235,7 @@ def _cnn_brute(model, rng):
 
 
 def _cnn_symbolic(model, theta, xs):
-    spec = mdl.Model(checker_spec(model))  # its layout (taps, blocks) only; the arithmetic is sympy's
+    spec = mdl.Model(to_spec(model))  # its layout (taps, blocks) only; the arithmetic is sympy's
     n0 = math.prod(spec.shapes[0])
     a = [[xs[c * n0 + q] for q in range(n0)] for c in range(spec.channels[0])]
     k, step = 0, 1 + spec.bias
@@ -272,7 +274,7 @@ CNN_TABLE = [  # strides that skip inputs, dense layers that multiply positions,
 
 @pytest.mark.parametrize("model", CNN_TABLE, ids=repr)
 def test_cnn_ambient_is_the_brute_force_monomial_count(model):
-    mine = mdl.Model(checker_spec(model))
+    mine = mdl.Model(to_spec(model))
     count, status = mine.ambient_count()
     brute = _cnn_brute(model, random.Random(3))
     assert (status == "exact" and count == brute) or (status == "above P" and brute > mine.P), (count, status, brute)
@@ -281,7 +283,7 @@ def test_cnn_ambient_is_the_brute_force_monomial_count(model):
 def test_the_stride_case_is_not_defective_against_the_read_inputs():
     """Stride 2 on 3 inputs reads x0 and x2, each squared on its own: the dense output is a x0^2 + b x2^2 (2
     monomials), not a quadric in the receptive field's 3 inputs (6)."""
-    count, status = mdl.Model(checker_spec(CNN_TABLE[0])).ambient_count()
+    count, status = mdl.Model(to_spec(CNN_TABLE[0])).ambient_count()
     assert (count, status) == (2, "exact")
 
 
@@ -294,7 +296,7 @@ def test_attention_ambient_is_the_brute_force_monomial_count(d, dout, tokens):
     V = sympy.Matrix(dout, d, lambda i, j: rng.randint(1, 9))
     out = (V * X * X.T * A * X).applyfunc(sympy.expand)
     brute = sum(len(sympy.Poly(out[a, 0], *X).monoms()) for a in range(dout))
-    count, status = mdl.Model(checker_spec(LightningAttention(d, dout, tokens))).ambient_count()
+    count, status = mdl.Model(to_spec(LightningAttention(d, dout, tokens))).ambient_count()
     assert status == "exact" and count == brute
 
 
@@ -305,7 +307,7 @@ def test_symmetry_count_never_exceeds_the_fibre_dimension(widths, act, bias):
     from algebra.engine import dimension
 
     model = MLP(widths, act, bias=bias)
-    mine = mdl.Model(checker_spec(model))
+    mine = mdl.Model(to_spec(model))
     res = dimension(model)
     assert res.certified and mdl.symmetry_count(mine) <= mine.P - res.lower_bound
 

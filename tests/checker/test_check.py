@@ -15,7 +15,7 @@ import algebra.checker.files as chkfiles
 from algebra.checker import core as chk
 from algebra.checker import model as mdl
 from algebra.certify.canonical import render, seal
-from algebra.certify.emit import checker_spec
+from algebra.models.registry import to_spec
 from algebra.exact.field import PrimeField
 from algebra.models import MLP, DeepLinear, LightningAttention, PolynomialMap, QueryKey, quadratic_network
 from tests.work_counts import lines_run
@@ -132,7 +132,7 @@ def test_checker_jacobian_matches_model(model):
     theta = model.random_point(rng, bound=50)
     X = model.random_inputs(rng, 3, bound=50)
     J = model.jacobian(theta, X, PrimeField(p))
-    mine = mdl.Model(checker_spec(model))
+    mine = mdl.Model(to_spec(model))
     inputs = X.tolist() if model.n_inputs else []
     rows = mine.rows([int(v) for v in theta], inputs, set(range(J.shape[0])), p)
     assert [rows[r] for r in range(J.shape[0])] == J.tolist()
@@ -237,7 +237,7 @@ def test_multiples_of_a_fixed_prime_do_not_fool_the_identity_test(certs):
     assert rejects(c, "not in the kernel")
     # J = [[1, q], [1, 0]] has rank 2 over Q but rank 1 modulo q = 2^61 - 1
     model = PolynomialMap([f"a + {2**61 - 1}*b", "a"], parameters=["a", "b"])
-    from algebra.certify.emit import dimension_certificate
+    from algebra.certify.rank import dimension_certificate
 
     forged = dimension_certificate(model, witnesses="cramer").certificate
     assert forged["claim"]["value"] == 2
@@ -424,7 +424,7 @@ def test_rational_coefficients_with_denominator_divisible_by_p(certs):
 def test_interval_programs_agree_with_the_producer():
     """Every payload kind of algebra.attention_rank verifies here too (the checker is written from the contract)."""
     from algebra.attention_rank.certificates import approximation_rank_certificates
-    from algebra.certify.emit import interval_certificate
+    from algebra.certify.interval import interval_certificate
 
     rng = np.random.default_rng(11)
     Q, K = rng.normal(size=(6, 3)), rng.normal(size=(9, 3))

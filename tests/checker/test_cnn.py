@@ -19,7 +19,8 @@ from algebra.checker import model as mdl
 from algebra.checker import rank as rnk
 from algebra.checker.cnn import subnetwork_bound
 from algebra.certify.canonical import seal
-from algebra.certify.emit import checker_spec, model_from_spec, subnetwork_certificate
+from algebra.certify.subnetwork import subnetwork_certificate
+from algebra.models.registry import from_spec, to_spec
 from algebra.errors import InputError
 from algebra.exact.field import PrimeField
 from algebra.models.cnn import CNN
@@ -50,7 +51,7 @@ def _random_cnn(rng) -> CNN:
 
 
 def _rows(model, theta, X, p):
-    mine = mdl.Model(checker_spec(model))
+    mine = mdl.Model(to_spec(model))
     rows = mine.rows([int(v) for v in theta], X.tolist(), set(range(len(X) * model.n_outputs)), p)
     return mine, [rows[r] for r in range(len(rows))]
 
@@ -69,7 +70,7 @@ def test_checker_cnn_agrees_with_the_model(model):
     assert mine.P == model.parameter_count and mdl.symmetry_count(mine) >= model.symmetry_count()
     count, status = mine.ambient_count()  # exact (never above the engine's upper bound) or known to exceed P
     assert count <= model.ambient_dimension() if status == "exact" else model.ambient_dimension() > mine.P
-    assert model_from_spec(checker_spec(model)).spec() == model.spec()
+    assert from_spec(to_spec(model)).spec() == model.spec()
 
 
 def test_differential_rows_are_the_jacobian_at_the_point():
@@ -77,7 +78,7 @@ def test_differential_rows_are_the_jacobian_at_the_point():
     theta = full.random_point(np.random.default_rng(0), bound=50)
     theta[full.offsets()["D"][0] + np.arange(5)] = 0  # channel 0 of layer 2 reads nothing: the dense columns 0..4
     X = full.random_inputs(np.random.default_rng(1), 3, bound=50)
-    spec = {"family": "differential", "of": checker_spec(full), "at": [str(int(v)) for v in theta], "inactive": {"2": [0]}}
+    spec = {"family": "differential", "of": to_spec(full), "at": [str(int(v)) for v in theta], "inactive": {"2": [0]}}
     d = mdl.Model(spec)
     anywhere = list(range(full.parameter_count))  # the Jacobian in theta_dot does not depend on theta_dot
     rows = d.rows(anywhere, X.tolist(), set(range(3)), PRIME)
@@ -98,7 +99,7 @@ def test_differential_rows_are_the_jacobian_at_the_point():
     ({"inactive": {"1": [0]}}, "inactive layer key must be a canonical ASCII decimal in"),
 ])
 def test_hostile_cnn_specs_are_refused(spec, reason):
-    base = checker_spec(CNN(4, [2]))
+    base = to_spec(CNN(4, [2]))
     with pytest.raises(chk.Reject, match=reason):
         mdl.Model(dict(base, **spec))
 
@@ -219,7 +220,7 @@ def test_nested_differentials_are_refused(base):
 def test_native_cnn_dimension_and_defect_certificates():
     """Figure 6's CNN has dim F = 3 (4 weights, one rescaling); CNN(12, [3, 3], channels (1, 4, 1), t^2, dense 1)
     has dim 19 below the count 27 = 32 weights - 5 rescalings (BENCHMARKS.md): a defect the checker derives itself."""
-    from algebra.certify.emit import dimension_certificate
+    from algebra.certify.rank import dimension_certificate
 
     e = dimension_certificate(CNN(3, [2], activations="t^2", dense=1), claimed=3)
     assert (e.kind, e.lower, e.upper, e.verdict) == ("dimension", 3, 3, "confirmed")

@@ -342,7 +342,7 @@ def test_every_committed_certificate_refuses_an_edited_value_or_text(tmp_path):
 
 def test_newton_distance_forgeries():
     """K = x^2 y^4 + z^6: t (1,1,1) meets the segment at mu = 3/5, t = 12/5, so lambda <= 5/12 (by hand)."""
-    from algebra.certify.emit import newton_certificate
+    from algebra.certify.formula import newton_certificate
 
     base = newton_certificate({(2, 4, 0): 1, (0, 0, 6): 1}).certificate
     assert (base["claim"]["relation"], base["claim"]["value"], base["formula"]["distance"]) == ("<=", "5/12", "12/5")

@@ -44,7 +44,7 @@ def test_every_route_certifies_the_same_number(case, capsys):
 
     r = case.value
     if (r + 1) * model.joint_degree() <= CHECKER_MAX_DEGREE:
-        from algebra.certify.emit import dimension_certificate
+        from algebra.certify.rank import dimension_certificate
 
         e = dimension_certificate(model, claimed=case.value)
         assert (e.lower, e.upper, e.verdict) == (case.value, case.value, "confirmed")

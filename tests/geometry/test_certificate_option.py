@@ -62,7 +62,7 @@ def test_dim_certificate_runs_the_engine_once(tmp_path, capsys, monkeypatch, arg
 
 
 def test_certificate_refuses_a_foreign_result():
-    from algebra.certify.emit import dimension_certificate
+    from algebra.certify.rank import dimension_certificate
     from algebra.engine import dimension
     from algebra.errors import InputError
     from algebra.models import QueryKey
