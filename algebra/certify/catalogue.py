@@ -25,6 +25,8 @@ claim type (:mod:`algebra.claims.records`)         judged by
                                                    (:func:`algebra.certify.subnetwork.judge_subnetwork`)
 :class:`~algebra.claims.records.BasinClaim`        two ``local_rank`` certificates of a trained run
                                                    (:func:`algebra.certify.local_rank.judge_basin`)
+:class:`~algebra.claims.records.EstimatePremiseClaim`  the same certificates; the estimator's premise
+                                                   (:func:`algebra.certify.local_rank.judge_estimate_premise`)
 ================================================  ==================================================
 
 A claim whose Jacobian exceeds :data:`MAX_WORK`, or whose certificate raises
@@ -53,6 +55,7 @@ from algebra.claims.records import (
     AttentionRankClaim,
     BasinClaim,
     DimensionClaim,
+    EstimatePremiseClaim,
     FormulaClaim,
     LambdaClaim,
     RepresentationClaim,
@@ -203,6 +206,13 @@ def _judge_basin(claim: BasinClaim, seed: int, src: dict) -> tuple:
     return judge_basin(claim, seed, src)
 
 
+def _judge_estimate_premise(claim: EstimatePremiseClaim, seed: int, src: dict) -> tuple:
+    """A sampled estimate's premise at a run's checkpoints (:func:`algebra.certify.local_rank.judge_estimate_premise`)."""
+    from algebra.certify.local_rank import judge_estimate_premise
+
+    return judge_estimate_premise(claim, seed, src)
+
+
 #: The judge of each claim type: ``judge(claim, seed, source) -> (emitted or None, reason when None, fields)``.
 JUDGES = {
     DimensionClaim: _judge_dimension,
@@ -212,6 +222,7 @@ JUDGES = {
     AttentionRankClaim: _judge_attention_rank,
     SubnetworkClaim: _judge_subnetwork,
     BasinClaim: _judge_basin,
+    EstimatePremiseClaim: _judge_estimate_premise,
 }
 
 
@@ -224,7 +235,7 @@ def _judge_of(claim):
     >>> _judge_of(object())
     Traceback (most recent call last):
     ...
-    algebra.errors.ClaimError: claim <object>: no judge for object (one of DimensionClaim, LambdaClaim, FormulaClaim, RepresentationClaim, AttentionRankClaim, SubnetworkClaim, BasinClaim)
+    algebra.errors.ClaimError: claim <object>: no judge for object (one of DimensionClaim, LambdaClaim, FormulaClaim, RepresentationClaim, AttentionRankClaim, SubnetworkClaim, BasinClaim, EstimatePremiseClaim)
     """
     judge = JUDGES.get(type(claim))
     if judge is None:

@@ -15,6 +15,7 @@ states no tolerance: the checker's rules alone decide (docs/certificate-format.m
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +27,8 @@ from algebra.errors import CertificateError, InputError
 from algebra.exact.field import DEFAULT_PRIME
 from algebra.grokking.checkpoints import PHASES, phase  # re-exported: the basin tables use them
 
-__all__ = ["PHASES", "network_block", "local_rank_certificate", "certify_checkpoint", "phase", "basin_verdict", "basin_table", "estimates_table", "judge_basin"]
+__all__ = ["PHASES", "network_block", "local_rank_certificate", "certify_checkpoint", "phase", "basin_verdict", "basin_table", "estimates_table", "judge_basin",
+           "premise_hypotheses", "judge_estimate_premise"]
 
 def network_block(p: int, K: int, a, b, theta) -> dict:
     """The ``network`` block: ``p``, ``K``, the training pairs as a sorted set and ``theta`` in short hex.
@@ -162,14 +164,60 @@ def basin_verdict(rows) -> tuple:
     same = all(a == b == c == d for a, b, c, d in ranks)
     if not applies:
         fails = sorted({f for _, m, x in pairs for f in (m["hypothesis_fails"] or []) + (x["hypothesis_fails"] or [])})
+        moving = sum(r.get("critical") is False for _, m, x in pairs for r in (m, x))
         return "out of reach", (f"Theorem F.1 applies to no memorising/generalising pair ({len(pairs)} pairs in "
-                                f"{len(groups)} training sets): {'; '.join(fails)}; the certified local ranks of the "
+                                f"{len(groups)} training sets): {'; '.join(fails)}"
+                                + (f"; {moving} of {2 * len(pairs)} checkpoints are not critical points of L_n "
+                                   "(grad L_n != 0 exactly: unconverged)" if moving else "")
+                                + "; the certified local ranks of the "
                                 + ("pairs are equal in every training set" if same else "pairs differ in places"))
     if any(Fraction(x["lambda"]) == Fraction(m["lambda"]) for _, m, x in applies):
         return "refuted", "a generalising checkpoint's certified lambda equals a memorising one's on the same data"
     if all(Fraction(x["lambda"]) < Fraction(m["lambda"]) for _, m, x in applies):
         return "confirmed", f"every generalising lambda is below the memorising ones ({len(applies)} pairs)"
     return "out of reach", "a generalising lambda exceeds a memorising one: the paper's direction is not certified"
+
+
+@lru_cache(maxsize=2)
+def _certified_checkpoints(path: str, sha256: str, seed: int) -> tuple:
+    """``(picked, None)`` or ``(None, reason)``: both committed checkpoints of a file, phased and certified.
+
+    ``picked[role] = (epoch, emitted, {"train_acc", "val_acc"}, (train, validation) exact)`` for each of
+    :data:`~algebra.grokking.checkpoints.ROLES`; cached, so the catalogue's claims on one file certify it once.
+    """
+    from dataclasses import asdict
+
+    from algebra.grokking.checkpoints import ROLES, exact_accuracies, read_basin_checkpoints
+    from algebra.grokking.runs import TrainConfig
+    from algebra.grokking.task import modular_addition
+
+    ck = read_basin_checkpoints(path, sha256)
+    cfg = TrainConfig(**ck.config).validated()
+    task = modular_addition(cfg.p, cfg.train_fraction, cfg.seed)
+    picked = {}
+    for name in ROLES:
+        epoch, theta = ck.epochs[name], ck.thetas[name]
+        tr, va = exact_accuracies(task, cfg.width, theta)
+        acc = {"train_acc": float(tr), "val_acc": float("nan") if va is None else float(va)}
+        if va is None or phase(tr, va) != name:
+            return None, f"the committed {name} checkpoint (epoch {epoch}) is " \
+                         f"{'untested (no validation data)' if va is None else phase(tr, va)} by its exact accuracies " \
+                         f"(train {tr}, validation {va})"
+        src = {"checkpoints": Path(path).name, "checkpoints_sha256": ck.sha256, "epoch": int(epoch),
+               "config": asdict(cfg)}
+        e = local_rank_certificate(cfg.p, cfg.width, task.a[task.train], task.b[task.train], theta,
+                                   seed=seed, source=src)
+        picked[name] = (epoch, e, acc, (tr, va))
+    return picked, None
+
+
+def _said(epoch, e, acc) -> str:
+    c = e.certificate["claim"]
+    lam = f"lambda = {c['lambda']}" if c["lambda"] is not None else "no lambda (" + "; ".join(c["hypothesis_fails"]) + ")"
+    return (f"epoch {epoch} (train {acc['train_acc']:.2f}, val {acc['val_acc']:.2f}): rank "
+            f"{c['maps']['train']['lower']}" + ("" if c["maps"]["train"]["lower"] == c["maps"]["train"]["upper"]
+                                               else f"..{c['maps']['train']['upper']}")
+            + f", ||grad L_n|| <= {c['gradient_norm_at_most']}, {lam}")
 
 
 def judge_basin(claim, seed: int, source: dict) -> tuple:
@@ -182,46 +230,90 @@ def judge_basin(claim, seed: int, source: dict) -> tuple:
     is trained, so the certificate's bytes do not depend on the CPU.  The file is the generalising
     checkpoint's certificate; the memorising one's derived claim is summarised, with its sha256, in the
     index fields.  A checkpoint whose exact phase is not its role is ``out of reach`` with that reason (no file).
+    The note states the memorising checkpoint's exact validation accuracy against chance ``1/p`` (the run's
+    last checkpoint with validation at most 1/2 need not lie on the memorisation plateau) and how many
+    checkpoints are not critical points of ``L_n`` (:func:`basin_verdict`).
     """
-    from dataclasses import asdict
-
-    from algebra.grokking.checkpoints import ROLES, exact_accuracies, read_basin_checkpoints
-    from algebra.grokking.runs import TrainConfig
-    from algebra.grokking.task import modular_addition
-
-    ck = read_basin_checkpoints(claim.checkpoints, claim.sha256)
-    cfg = TrainConfig(**ck.config).validated()
-    task = modular_addition(cfg.p, cfg.train_fraction, cfg.seed)
-    picked, found = {}, []
-    for name in ROLES:
-        epoch, theta = ck.epochs[name], ck.thetas[name]
-        tr, va = exact_accuracies(task, cfg.width, theta)
-        acc = {"train_acc": float(tr), "val_acc": float("nan") if va is None else float(va)}
-        if va is None or phase(tr, va) != name:
-            return None, f"the committed {name} checkpoint (epoch {epoch}) is " \
-                         f"{'untested (no validation data)' if va is None else phase(tr, va)} by its exact accuracies " \
-                         f"(train {tr}, validation {va})", {}
-        src = {"checkpoints": Path(claim.checkpoints).name, "checkpoints_sha256": ck.sha256, "epoch": int(epoch),
-               "config": asdict(cfg)}
-        e = local_rank_certificate(cfg.p, cfg.width, task.a[task.train], task.b[task.train], theta,
-                                   seed=seed, source=src)
-        picked[name] = (epoch, e, acc)
-        found.append({**e.certificate["claim"], "group": "run", "phase": name})
+    picked, why = _certified_checkpoints(str(claim.checkpoints), claim.sha256, int(seed))
+    if picked is None:
+        return None, why, {}
+    found = [{**e.certificate["claim"], "group": "run", "phase": name} for name, (_, e, _, _) in picked.items()]
     verdict, reason = basin_verdict(found)
-    (em, m, macc), (eg, g, gacc) = picked["memorising"], picked["generalising"]
-
-    def said(epoch, e, acc):
-        c = e.certificate["claim"]
-        lam = f"lambda = {c['lambda']}" if c["lambda"] is not None else "no lambda (" + "; ".join(c["hypothesis_fails"]) + ")"
-        return (f"epoch {epoch} (train {acc['train_acc']:.2f}, val {acc['val_acc']:.2f}): rank "
-                f"{c['maps']['train']['lower']}" + ("" if c["maps"]["train"]["lower"] == c["maps"]["train"]["upper"]
-                                                   else f"..{c['maps']['train']['upper']}")
-                + f", ||grad L_n|| <= {c['gradient_norm_at_most']}, {lam}")
-
+    (em, m, macc, (_, mva)), (eg, g, gacc, _) = picked["memorising"], picked["generalising"]
+    p = m.certificate["claim"]["about"]["p"]
+    reason += (f"; the memorising checkpoint's exact validation accuracy is {mva} ({float(mva * p):.1f} times "
+               f"chance 1/{p}): the run's last checkpoint with validation <= 1/2, not necessarily on the "
+               "memorisation plateau")
     fields = {"says": "lambda(generalising basin) < lambda(memorising basin)",
-              "proven": f"memorising {said(em, m, macc)}; generalising {said(eg, g, gacc)}",
+              "proven": f"memorising {_said(em, m, macc)}; generalising {_said(eg, g, gacc)}",
               "memorising_certificate_sha256": m.certificate["sha256"]}
     return Emitted(g.certificate, "local_rank", g.lower, g.upper, verdict, g.reason, reason), None, fields
+
+
+def premise_hypotheses(rows) -> tuple:
+    """``(hypotheses, undecided)``: "the checkpoint is a local minimiser of ``L_n``" decided at each derived row.
+
+    Each row is a derived ``local_rank`` claim with ``phase`` and ``epoch``.  The checker's exact gradient
+    decides: ``critical`` false (``grad L_n != 0`` exactly) proves the point is no local minimiser (``L_n`` is
+    smooth); ``minimiser`` (``L_n = 0`` exactly) proves it a global one; a critical point with ``L_n > 0`` is
+    undecided (listed in ``undecided``, not among the hypotheses).
+
+    Examples
+    --------
+    >>> r = {"phase": "memorising", "epoch": 200, "critical": False, "minimiser": False,
+    ...      "gradient_norm_at_most": "3.25e-2", "train_loss_at_most": "4.64e-2"}
+    >>> hyps, undecided = premise_hypotheses([r, dict(r, phase="generalising", critical=True, minimiser=True)])
+    >>> [h["holds"] for h in hyps], hyps[0]["detail"][:40], undecided
+    ([False, True], 'grad L_n != 0 exactly (||grad L_n|| <= 3', [])
+    >>> premise_hypotheses([dict(r, critical=True)])[1]
+    ['the memorising checkpoint (epoch 200) is a local minimiser of L_n']
+    """
+    hyps, undecided = [], []
+    for r in rows:
+        text = f"the {r['phase']} checkpoint (epoch {r['epoch']}) is a local minimiser of L_n"
+        if not r["critical"]:
+            hyps.append({"hypothesis": text, "holds": False,
+                         "detail": f"grad L_n != 0 exactly (||grad L_n|| <= {r['gradient_norm_at_most']}; "
+                                   f"0 < L_n <= {r['train_loss_at_most']}): not a critical point"})
+        elif r["minimiser"]:
+            hyps.append({"hypothesis": text, "holds": True, "detail": "L_n = 0 exactly: a global minimiser"})
+        else:
+            undecided.append(text)
+    return hyps, undecided
+
+
+def judge_estimate_premise(claim, seed: int, source: dict) -> tuple:
+    """Catalogue judge of an :class:`~algebra.claims.records.EstimatePremiseClaim`: ``(emitted, None, fields)``.
+
+    Certifies the committed checkpoints as :func:`judge_basin` does (the same certificates, computed once) and
+    decides the estimator's premise at each (:func:`premise_hypotheses`): ``hypothesis fails`` when it is
+    certified false at some checkpoint the evidence rests on, naming the premise; ``out of reach`` otherwise
+    (the sampled numbers themselves are not certified).  The file is the memorising checkpoint's certificate
+    (the basin claim's file is the generalising one's), so both checkpoints' certificates are on disk.
+    """
+    picked, why = _certified_checkpoints(str(claim.checkpoints), claim.sha256, int(seed))
+    if picked is None:
+        return None, why, {}
+    rows = [{**e.certificate["claim"], "phase": name, "epoch": epoch} for name, (epoch, e, _, _) in picked.items()]
+    hyps, undecided = premise_hypotheses(rows)
+    failed = [h for h in hyps if not h["holds"]]
+    (em, m, macc, _), (eg, g, gacc, _) = picked["memorising"], picked["generalising"]
+    if failed:
+        verdict = "hypothesis fails"
+        note = (f"false hypothesis: {claim.premise}; at {len(failed)} of {len(rows)} committed checkpoints the exact "
+                "gradient of L_n is nonzero (" + "; ".join(f"{h['hypothesis'].split(' is ')[0]}: {h['detail']}"
+                                                          for h in failed)
+                + "), so the estimator's expansion about a minimiser does not apply there")
+    else:
+        verdict = "out of reach"
+        note = (f"{claim.premise}: " + ("; ".join(f"undecided: {u}" for u in undecided) if undecided else
+                                         "holds at every committed checkpoint")
+                + "; the sampled estimates themselves are not certified")
+    fields = {"says": "the sampled lambda-hat at a checkpoint estimates the local learning coefficient at a local "
+                      "minimiser of L_n", "hypotheses": hyps,
+              "proven": f"memorising {_said(em, m, macc)}; generalising {_said(eg, g, gacc)} "
+                        f"(certificate sha256 {g.certificate['sha256']})"}
+    return Emitted(m.certificate, "local_rank", m.lower, m.upper, verdict, m.reason, note), None, fields
 
 
 def _rank_text(x) -> str:

@@ -20,14 +20,15 @@ from pathlib import Path
 import numpy as np
 
 from algebra.claims import GROKKING
-from algebra.claims.records import BasinClaim, DimensionClaim, Hypothesis, LambdaClaim
+from algebra.claims.records import BasinClaim, DimensionClaim, EstimatePremiseClaim, Hypothesis, LambdaClaim
 from algebra.exact.polynomial import PolynomialField
 from algebra.geometry.secant import sweep_quadratic
 from algebra.grokking.references import DataRestrictedQuadratic
 from algebra.grokking.task import modular_addition
 from algebra.models import PolynomialMap, quadratic_network
 
-__all__ = ["quadratic_claims", "lambda_claims", "defect_claims", "basin_claims", "modular_addition_map"]
+__all__ = ["quadratic_claims", "lambda_claims", "defect_claims", "basin_claims", "sgld_premise_claims",
+           "modular_addition_map"]
 
 
 def quadratic_claims(fast: bool) -> list:
@@ -211,3 +212,31 @@ def basin_claims(fast: bool) -> list:
         notes={"run": "the small preset (p = 17, K = 32, f = 0.5, lr 1e-2, wd 1e-3, batch 128, 1500 epochs, seed 0)",
                "checkpoints": f"algebra/claims/data/{BASIN_CHECKPOINTS.name}",
                "sweep": "benchmarks/grok_basin.py (three sizes, two seeds, BENCHMARKS.md Grokking)"})]
+
+
+def sgld_premise_claims(fast: bool) -> list:
+    """The paper's SGLD evidence against its estimator's premise, at the basin claim's committed checkpoints.
+
+    The LLC evidence (Section 6.2, Figure 2: SGLD estimates at training checkpoints, read through Section 5's
+    Table 1) uses the estimator of Appendix B.1, which fixes "a local minimizer of L_n".  The judge
+    (:func:`algebra.certify.local_rank.judge_estimate_premise`) decides that premise at each checkpoint from its
+    ``local_rank`` certificate: the checker's exact ``grad L_n != 0`` makes it ``hypothesis fails``.
+
+    Not yet in :func:`algebra.claims.catalogue.claims`: the checker's index rule for a ``local_rank`` row
+    (:mod:`algebra.checker.index`) accepts only the basin row's shape and ``out of reach``, so a written index
+    with this row would not verify until the checker derives the premise row from the file's ``critical``.
+
+    Examples
+    --------
+    >>> sgld_premise_claims(fast=True), [c.id for c in sgld_premise_claims(fast=False)]
+    ([], ['grokking-sgld-premise-p17-K32'])
+    """
+    if fast:
+        return []
+    return [EstimatePremiseClaim(
+        "grokking-sgld-premise-p17-K32", GROKKING, "Section 6.2 (Figure 2); Section 5 (Table 1); Appendix B.1",
+        "the SGLD estimates of the LLC at the grokking run's checkpoints measure the local learning coefficient "
+        "of the memorising and generalising basins", str(BASIN_CHECKPOINTS), BASIN_CHECKPOINTS_SHA256,
+        "Appendix B.1's premise 'Fix a local minimizer of L_n' (the estimator's expansion (4)-(7) is about it)",
+        notes={"run": "the small preset (p = 17, K = 32, f = 0.5, lr 1e-2, wd 1e-3, batch 128, 1500 epochs, seed 0)",
+               "checkpoints": f"algebra/claims/data/{BASIN_CHECKPOINTS.name}"})]

@@ -14,6 +14,7 @@ kind                           object                              stated
 :class:`AttentionRankClaim`    ``softmax_rows(beta Q K^T)``         ``r_eps``
 :class:`SubnetworkClaim`       a CNN and a point of a subnetwork   ``rank d phi > dim F'``
 :class:`BasinClaim`            a grokking run's checkpoints        lambda drops when it groks
+:class:`EstimatePremiseClaim`  a grokking run's checkpoints        an estimate's premise holds
 =============================  ==================================  ===========================
 
 A claim's hypotheses (:class:`Hypothesis`) are decided, never assumed: by
@@ -41,7 +42,7 @@ from algebra.models.base import Model
 from algebra.models.cnn import CNN
 
 __all__ = ["Claim", "Hypothesis", "DimensionClaim", "LambdaClaim", "FormulaClaim", "RepresentationClaim",
-           "AttentionRankClaim", "SubnetworkClaim", "BasinClaim"]
+           "AttentionRankClaim", "SubnetworkClaim", "BasinClaim", "EstimatePremiseClaim"]
 
 
 @dataclass(frozen=True)
@@ -210,4 +211,21 @@ class BasinClaim(Claim):
 
     checkpoints: str
     sha256: str
+    group: str = field(default="basin", kw_only=True)
+
+
+@dataclass(frozen=True)
+class EstimatePremiseClaim(Claim):
+    """A sampled LLC estimate a paper reports at a run's checkpoints, whose estimator fixes its point as a local
+    minimiser of ``L_n`` (``premise``, e.g. the grokking paper's Appendix B.1, "Fix a local minimizer").
+
+    ``checkpoints`` and ``sha256`` are as in :class:`BasinClaim`.  The sampled numbers are not certified; the
+    premise is decided at each committed checkpoint from its ``local_rank`` certificate: the checker's exact
+    ``grad L_n != 0`` proves the point is no local minimiser, and the verdict is then ``hypothesis fails``
+    (:func:`algebra.certify.local_rank.judge_estimate_premise`).
+    """
+
+    checkpoints: str
+    sha256: str
+    premise: str
     group: str = field(default="basin", kw_only=True)

@@ -76,3 +76,42 @@ def test_table_renders_ranks_and_lambda():
     row["maps"]["all"] = {"lower": 30, "upper": 31}
     text = basin_table([row])
     assert "| 20 / 30..31 |" in text and "722 (m = 1)" in text
+
+
+def test_the_sgld_premise_claim_reads_the_basin_checkpoints_and_has_its_judge():
+    from algebra.claims.grokking import sgld_premise_claims
+    from algebra.claims.records import EstimatePremiseClaim
+
+    (basin,), (premise,) = basin_claims(fast=False), sgld_premise_claims(fast=False)
+    assert isinstance(premise, EstimatePremiseClaim) and JUDGES[EstimatePremiseClaim] is not None
+    assert (premise.checkpoints, premise.sha256) == (basin.checkpoints, basin.sha256)
+    assert "Appendix B.1" in premise.location and "local minimizer" in premise.premise
+
+
+def test_the_premise_fails_only_where_the_exact_gradient_is_nonzero():
+    from algebra.certify.local_rank import premise_hypotheses
+
+    moving = {"phase": "memorising", "epoch": 5, "critical": False, "minimiser": False,
+              "gradient_norm_at_most": "1.00e-3", "train_loss_at_most": "1.00e-4"}
+    solved = dict(moving, phase="generalising", critical=True, minimiser=True)
+    stuck = dict(moving, critical=True)  # critical with L_n > 0: a saddle or a minimum, the file cannot say
+    hyps, undecided = premise_hypotheses([moving, solved, stuck])
+    assert [h["holds"] for h in hyps] == [False, True] and len(undecided) == 1
+    assert "not a critical point" in hyps[0]["detail"] and "global minimiser" in hyps[1]["detail"]
+
+
+@pytest.mark.slow  # trains the tiny preset and certifies two checkpoints (~20 s)
+def test_the_premise_judge_reads_the_checkers_gradient(tmp_path):
+    from algebra.certify.local_rank import judge_estimate_premise
+    from algebra.claims.records import EstimatePremiseClaim
+
+    run = train(tmp_path / "run", PRESETS["tiny"])
+    ck = write_basin_checkpoints(run, tmp_path / "ck.json")
+    claim = EstimatePremiseClaim("y", "grokking-basin-selection-llc", "Appendix B.1", "s", str(ck.path), ck.sha256,
+                                 "the premise")
+    emitted, why, fields = judge_estimate_premise(claim, 0, {})
+    c = emitted.certificate["claim"]
+    assert why is None and emitted.certificate["source"]["epoch"] == ck.epochs["memorising"]
+    failed = [h for h in fields["hypotheses"] if not h["holds"]]
+    assert (emitted.verdict == "hypothesis fails") == bool(failed)
+    assert not c["critical"] and emitted.verdict == "hypothesis fails" and "the premise" in emitted.note
