@@ -41,12 +41,10 @@ FLOAT_SENSITIVE = [
     "tests/certify/test_canonical.py",
 ]
 
-#: Known to depend on the kernel, left out until fixed (each found by this test; issue 32 follow-up).
-#: ``attention_rank_certificate(np.eye(8), np.eye(8), 1.0, 1/4)``: A's seven equal singular values make the
-#: SVD's basis of their space arbitrary, and the max-row-l1 error of the rank-7 truncation is not invariant
-#: under that choice: with OpenBLAS's SkylakeX kernel the claim is r_eps <= 7 ("factors"), with Haswell's
-#: r_eps <= 8 ("full").  The claim itself, not only the test, depends on the CPU there.
-KNOWN_KERNEL_DEPENDENT = ["tests/certify/test_canonical_floats.py::test_an_svd_that_returns_negative_zeros"]
+#: Tests known to depend on the kernel, left out until fixed (each found by this test).  None now: the one found,
+#: ``test_an_svd_that_returns_negative_zeros``, leaned on LAPACK's basis for the seven equal singular values of
+#: ``softmax(I_8)`` (SkylakeX gave r_eps <= 7, Haswell r_eps <= 8, both true bounds); it now fixes that basis itself.
+KNOWN_KERNEL_DEPENDENT: list = []
 
 #: A hang guard, not a time limit: about 50 times the child's wall-clock time on an idle machine.
 WALL_GUARD = 600
