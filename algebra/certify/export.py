@@ -91,75 +91,107 @@ class _Writer:
         return f"{m}[{i + 1}, {j + 1}]" if self.s == "singular" else f"{m}_({i}, {j})"
 
 
-def _n_inputs(spec: dict) -> int:
-    fam = spec["family"]
-    if fam == "mlp":
-        return spec["widths"][0]
-    if fam == "attention":
-        return spec["d"] * spec["tokens"]
-    if fam == "polynomial":
-        return spec["inputs"]
-    return 0
+def _mlp_inputs(spec: dict) -> int:
+    return spec["widths"][0]
 
 
-def _outputs(w: _Writer, spec: dict) -> list:
-    """Expressions of the outputs as polynomials in the parameters and the symbolic inputs."""
-    fam = spec["family"]
-    xs = [w.xvar(k) for k in range(_n_inputs(spec))]
-    if fam == "mlp":
-        eff = list(spec["widths"])
-        for layer, ns in spec["inactive"].items():
-            eff[int(layer)] -= len(ns)
-        w.matrix("X", len(xs), 1, xs)
-        cur, k = "X", 0
-        for l in range(1, len(eff)):
-            w.comment(f"layer {l}")
-            w.matrix(f"W{l}", eff[l], eff[l - 1], [w.var(k + i) for i in range(eff[l] * eff[l - 1])])
-            k += eff[l] * eff[l - 1]
-            expr = f"W{l} * {cur}"
-            if spec["bias"]:
-                w.matrix(f"b{l}", eff[l], 1, [w.var(k + i) for i in range(eff[l])])
-                k += eff[l]
-                expr += f" + b{l}"
-            w.let(f"Z{l}", expr)
-            cur = f"Z{l}"
-            if l < len(eff) - 1:
-                w.act(f"S{l}", cur, spec["activations"][l - 1])
-                cur = f"S{l}"
-        return [w.entry(cur, i, 0) for i in range(eff[-1])]
-    if fam == "attention":
-        d, dout, t, a = spec["d"], spec["dout"], spec["tokens"], spec["rank"]
-        w.matrix("X", d, t, xs)
-        if a == d:
-            w.matrix("A", d, d, [w.var(i) for i in range(d * d)])
-            w.matrix("V", dout, d, [w.var(d * d + i) for i in range(dout * d)])
-        else:
-            w.matrix("K", a, d, [w.var(i) for i in range(a * d)])
-            w.matrix("Q", a, d, [w.var(a * d + i) for i in range(a * d)])
-            w.matrix("V", dout, d, [w.var(2 * a * d + i) for i in range(dout * d)])
-            w.let("A", f"{w.tr('K')} * Q")
-        w.let("Y", f"V * X * {w.tr('X')} * A * X")
-        return [w.entry("Y", i, j) for i in range(dout) for j in range(t)]
-    if fam == "qk":
-        d, k = spec["d"], spec["k"]
-        w.matrix("A", d, k, [w.var(i) for i in range(d * k)])
-        w.matrix("B", d, k, [w.var(d * k + i) for i in range(d * k)])
-        w.let("C", f"A * {w.tr('B')}")
-        return [w.entry("C", i, j) for i in range(d) for j in range(d)]
-    if fam == "linear":
-        ws, k, names = spec["widths"], 0, []
-        for l in range(1, len(ws)):
-            w.matrix(f"W{l}", ws[l], ws[l - 1], [w.var(k + i) for i in range(ws[l] * ws[l - 1])])
-            k += ws[l] * ws[l - 1]
-            names.append(f"W{l}")
-        w.let("C", " * ".join(reversed(names)))
-        return [w.entry("C", i, j) for i in range(ws[-1]) for j in range(ws[0])]
-    if fam == "polynomial":
-        P = spec["parameters"]
-        names = [w.var(i) for i in range(P)] + xs
-        return [" + ".join("*".join([w.q(c)] + [f"{names[i]}^{e}" for i, e in mono]) for mono, c in poly) or "0"
-                for poly in spec["polynomials"]]
-    raise InputError("certificate", fam, "a model of family mlp, attention, qk, linear or polynomial")
+def _mlp_outputs(w: _Writer, spec: dict, xs: list) -> list:
+    eff = list(spec["widths"])
+    for layer, ns in spec["inactive"].items():
+        eff[int(layer)] -= len(ns)
+    w.matrix("X", len(xs), 1, xs)
+    cur, k = "X", 0
+    for l in range(1, len(eff)):
+        w.comment(f"layer {l}")
+        w.matrix(f"W{l}", eff[l], eff[l - 1], [w.var(k + i) for i in range(eff[l] * eff[l - 1])])
+        k += eff[l] * eff[l - 1]
+        expr = f"W{l} * {cur}"
+        if spec["bias"]:
+            w.matrix(f"b{l}", eff[l], 1, [w.var(k + i) for i in range(eff[l])])
+            k += eff[l]
+            expr += f" + b{l}"
+        w.let(f"Z{l}", expr)
+        cur = f"Z{l}"
+        if l < len(eff) - 1:
+            w.act(f"S{l}", cur, spec["activations"][l - 1])
+            cur = f"S{l}"
+    return [w.entry(cur, i, 0) for i in range(eff[-1])]
+
+
+def _attention_inputs(spec: dict) -> int:
+    return spec["d"] * spec["tokens"]
+
+
+def _attention_outputs(w: _Writer, spec: dict, xs: list) -> list:
+    d, dout, t, a = spec["d"], spec["dout"], spec["tokens"], spec["rank"]
+    w.matrix("X", d, t, xs)
+    if a == d:
+        w.matrix("A", d, d, [w.var(i) for i in range(d * d)])
+        w.matrix("V", dout, d, [w.var(d * d + i) for i in range(dout * d)])
+    else:
+        w.matrix("K", a, d, [w.var(i) for i in range(a * d)])
+        w.matrix("Q", a, d, [w.var(a * d + i) for i in range(a * d)])
+        w.matrix("V", dout, d, [w.var(2 * a * d + i) for i in range(dout * d)])
+        w.let("A", f"{w.tr('K')} * Q")
+    w.let("Y", f"V * X * {w.tr('X')} * A * X")
+    return [w.entry("Y", i, j) for i in range(dout) for j in range(t)]
+
+
+def _qk_outputs(w: _Writer, spec: dict, xs: list) -> list:
+    d, k = spec["d"], spec["k"]
+    w.matrix("A", d, k, [w.var(i) for i in range(d * k)])
+    w.matrix("B", d, k, [w.var(d * k + i) for i in range(d * k)])
+    w.let("C", f"A * {w.tr('B')}")
+    return [w.entry("C", i, j) for i in range(d) for j in range(d)]
+
+
+def _linear_outputs(w: _Writer, spec: dict, xs: list) -> list:
+    ws, k, names = spec["widths"], 0, []
+    for l in range(1, len(ws)):
+        w.matrix(f"W{l}", ws[l], ws[l - 1], [w.var(k + i) for i in range(ws[l] * ws[l - 1])])
+        k += ws[l] * ws[l - 1]
+        names.append(f"W{l}")
+    w.let("C", " * ".join(reversed(names)))
+    return [w.entry("C", i, j) for i in range(ws[-1]) for j in range(ws[0])]
+
+
+def _polynomial_inputs(spec: dict) -> int:
+    return spec["inputs"]
+
+
+def _polynomial_outputs(w: _Writer, spec: dict, xs: list) -> list:
+    names = [w.var(i) for i in range(spec["parameters"])] + xs
+    return [" + ".join("*".join([w.q(c)] + [f"{names[i]}^{e}" for i, e in mono]) for mono, c in poly) or "0"
+            for poly in spec["polynomials"]]
+
+
+#: The export's readable matrix forms, by the spec's family: ``(number of inputs, outputs written in the
+#: system's matrix language)``.  A table, not a switch, and not needed for a new family: any other family of
+#: :data:`algebra.models.registry.SPEC_FAMILIES` is exported as its polynomial map (:func:`_as_polynomial_spec`:
+#: the family's own ``from_spec`` and the one symbolic evaluator), term by term.
+MATRIX_FORMS = {
+    "mlp": (_mlp_inputs, _mlp_outputs),
+    "attention": (_attention_inputs, _attention_outputs),
+    "qk": (lambda spec: 0, _qk_outputs),
+    "linear": (lambda spec: 0, _linear_outputs),
+    "polynomial": (_polynomial_inputs, _polynomial_outputs),
+}
+
+
+def _as_polynomial_spec(spec: dict) -> dict:
+    """A spec of a family without a matrix form, as the spec of its polynomial map (same parameters and inputs,
+    in the family's own order, which is the order of the certificate's point)."""
+    from algebra.models.registry import as_polynomial_map, from_spec
+
+    return as_polynomial_map(from_spec(spec)).to_spec()
+
+
+def _form(spec: dict) -> tuple:
+    """``(spec, number of inputs, outputs writer)``: the family's matrix form, or its polynomial map's."""
+    if spec.get("family") not in MATRIX_FORMS:
+        spec = _as_polynomial_spec(spec)
+    inputs, outputs = MATRIX_FORMS[spec["family"]]
+    return spec, inputs(spec), outputs
 
 
 def _rank_block(cert: dict) -> dict:
@@ -196,7 +228,8 @@ def export_script(cert: dict, system: str) -> str:
     spec, point, kind = block["model"], block["point"], block["kind"]
     theta = [int(v) for v in point["theta"]]
     inputs = [[int(v) for v in row] for row in point["inputs"]]
-    P, p, n = len(theta), int(point["prime"]), _n_inputs(spec)
+    spec, n, outputs = _form(spec)
+    P, p = len(theta), int(point["prime"])
     rel = {"rank_lower_bound": ">=", "rank_upper_bound": "<="}.get(kind, "==")
     value = block["claim"]["value"]
     w = _Writer(system, P, p)
@@ -214,7 +247,7 @@ def export_script(cert: dict, system: str) -> str:
     else:
         xs = f", x_1..x_{n}" if n else ""
         head += [f"R = ZZ/{p}[t_1..t_{P}{xs}];"]
-    outs = _outputs(w, spec)
+    outs = outputs(w, spec, [w.xvar(k) for k in range(n)])
     zeros = ["0"] * n
     rows, cols = (block["lower"]["rows"], block["lower"]["cols"]) if "lower" in block else ([], [])
     need_samples = sorted({r // len(outs) for r in rows})

@@ -13,7 +13,7 @@ from algebra.certify.formula import formula_certificate, rlct_certificate
 from algebra.certify.rank import dimension_certificate
 from algebra.certify.export import crosscheck, export_script
 from algebra.errors import InputError
-from algebra.models import MLP, DeepLinear, LightningAttention, PolynomialMap, QueryKey, quadratic_network
+from algebra.models import CNN, MLP, DeepLinear, LightningAttention, PolynomialMap, QueryKey, quadratic_network
 
 SAMPLE = [
     quadratic_network(4, 3, 5),  # defective: 29
@@ -24,6 +24,7 @@ SAMPLE = [
     QueryKey(4, 2),
     DeepLinear((2, 3, 2)),
     PolynomialMap(["a*x + b*y", "a*b*x^2 + c"], parameters="a b c".split(), inputs="x y".split()),
+    CNN((5,), [(2,), (2,)], activations="t^2", bias=True),  # no matrix form: exported as its polynomial map
 ]
 SINGULAR = shutil.which("Singular") is not None
 
@@ -110,3 +111,14 @@ def test_singular_agrees_on_a_sample_of_the_catalogue():
     for path in picked.values():
         r = crosscheck(path, "singular")
         assert r["status"] == "agree", (path.name, r["output"][-300:])
+
+
+@pytest.mark.skipif(not SINGULAR, reason="Singular is not installed")
+def test_a_family_without_a_matrix_form_is_exported_as_its_polynomial_map(tmp_path):
+    """A CNN (no entry in ``MATRIX_FORMS``) goes through its ``from_spec`` and the one symbolic evaluator; the
+    certificate's own point and witness rows must line up with that map, or Singular disagrees."""
+    for model in (CNN((4,), [(2,)], activations="t^2"), CNN((5,), [(2,), (2,)], activations="t^2", bias=True)):
+        path = tmp_path / "cnn.json"
+        path.write_bytes(render(dimension_certificate(model).certificate))
+        out = crosscheck(str(path), "singular", timeout=300)
+        assert out["status"] == "agree", out["output"]
