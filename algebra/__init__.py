@@ -27,7 +27,7 @@ _LAZY = (
     "dimension", "certify_model", "certify_secant", "certify_formula", "secant_dimension", "proximity",
     "cnn_proximity", "pruned_proximity", "singular_locus", "ideal_singular_locus", "reduced_rank_regression", "deep_linear_network",
     "query_key", "regular_model_coefficient", "quadratic_network_coefficient", "newton_rlct", "calibrated_llc",
-    "TorchModel", "train", "TrainConfig", "data_dimension", "parse_group", "parse_graph", "character_table",
+    "TorchModel", "llc", "check_settings", "train", "TrainConfig", "data_dimension", "parse_group", "parse_graph", "character_table",
     "graph_llc",
 )
 

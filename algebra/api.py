@@ -23,6 +23,8 @@ API                                  command
 :func:`newton_rlct`                  ``neuroalgebra rlct ideal ...``
 :func:`calibrated_llc`               ``neuroalgebra llc ...``
 :class:`TorchModel`                  (a user's ``torch.nn.Module`` for :func:`calibrated_llc`)
+:func:`llc`                          (a user's ``torch.nn.Module``: self-tuning minibatch SGLD)
+:func:`check_settings`               (someone's SGLD settings run on exact deep-linear twins)
 :func:`train`, :class:`TrainConfig`  ``neuroalgebra grok train ...``
 :func:`data_dimension`               ``neuroalgebra grok dim ...``
 :func:`parse_group`                  ``neuroalgebra graph ... --group ...``
@@ -50,6 +52,7 @@ from algebra.graph.llc import graph_llc
 from algebra.grokking.references import data_dimension
 from algebra.grokking.runs import TrainConfig, train
 from algebra.numeric.calibration import calibrated_llc
+from algebra.numeric.own_network import check_settings, llc
 from algebra.numeric.torch_backend import TorchModel
 from algebra.slt.formulas import deep_linear_network, query_key, reduced_rank_regression, regular_model_coefficient
 from algebra.slt.newton import newton_rlct
@@ -61,7 +64,7 @@ ENTRY_POINTS = (
     "dimension", "certify_model", "certify_secant", "certify_formula", "secant_dimension", "proximity",
     "cnn_proximity", "pruned_proximity", "singular_locus", "ideal_singular_locus", "reduced_rank_regression", "deep_linear_network",
     "query_key", "regular_model_coefficient", "quadratic_network_coefficient", "newton_rlct", "calibrated_llc",
-    "TorchModel", "train", "TrainConfig", "data_dimension", "parse_group", "parse_graph", "character_table",
+    "TorchModel", "llc", "check_settings", "train", "TrainConfig", "data_dimension", "parse_group", "parse_graph", "character_table",
     "graph_llc",
 )
 
