@@ -506,7 +506,13 @@ def llc(module, loss_fn, data, *, device="cpu", seed: int = 0, progress: bool = 
     >>> algebra.llc(object(), None, None)
     Traceback (most recent call last):
     ...
-    algebra.errors.InputError: invalid module=object: expected a torch.nn.Module
+    algebra.errors.InputError: invalid module='object': expected a torch.nn.Module
+
+    References
+    ----------
+    Watanabe (2013), "A widely applicable Bayesian information criterion", JMLR 14, Thm 4 (temperature);
+    Li, Chen, Carlson & Carin (2016), AAAI (RMSProp-preconditioned SGLD); Lau et al. (2023), "The local
+    learning coefficient" (the estimator ``nbeta E[L_n - L_n*]``).
     """
     import torch
     from tqdm import tqdm
@@ -666,10 +672,36 @@ def check_settings(module_or_widths, *, nbeta, gamma, step_size, batch_size, dra
     and the Laplace prediction at these settings; ``bias`` is the mean relative error over twins with the
     standard error of that mean.
 
+    Parameters
+    ----------
+    module_or_widths : torch.nn.Module or sequence of int
+        A module whose ``Linear`` layers chain (their widths are used), or ``(d_0, ..., d_L)``.
+    nbeta, gamma, step_size : float
+        The settings to check (``nbeta > 0``, ``gamma >= 0``, ``step_size > 0``).
+    batch_size, draws, chains, n : int
+        Minibatch size, kept draws per chain, chains (>= 2), samples per twin.
+    seed : int
+        Root of the SeedSequence; twin ``k`` uses child ``k``.
+    twins : int
+        Number of twins (independent teachers and data sets).
+    warmup : int
+        Draws discarded before the kept ones (devinterp's README uses none).
+    device : str or torch.device
+
+    Returns
+    -------
+    dict
+        ``rows`` (one per twin), ``bias`` and ``bias_stderr``, ``settings``, ``seed``.
+
     Raises
     ------
     InputError
         Naming the offending parameter.
+
+    References
+    ----------
+    Aoyagi (2024), Theorem 1 (the exact values); devinterp's ``estimate_learning_coeff_with_summary``
+    (the update checked).
 
     Examples
     --------
