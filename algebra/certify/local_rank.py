@@ -286,10 +286,12 @@ def judge_estimate_premise(claim, seed: int, source: dict) -> tuple:
     """Catalogue judge of an :class:`~algebra.claims.records.EstimatePremiseClaim`: ``(emitted, None, fields)``.
 
     Certifies the committed checkpoints as :func:`judge_basin` does (the same certificates, computed once) and
-    decides the estimator's premise at each (:func:`premise_hypotheses`): ``hypothesis fails`` when it is
-    certified false at some checkpoint the evidence rests on, naming the premise; ``out of reach`` otherwise
-    (the sampled numbers themselves are not certified).  The file is the memorising checkpoint's certificate
-    (the basin claim's file is the generalising one's), so both checkpoints' certificates are on disk.
+    decides the estimator's premise at each (:func:`premise_hypotheses`).  The file is the memorising
+    checkpoint's certificate (the basin claim's file is the generalising one's), so both checkpoints'
+    certificates are on disk, and the verdict rests on the file's own point, as the checker's index rule
+    derives it: ``hypothesis fails``, naming the premise, when the checker proves ``grad L_n != 0`` there;
+    ``out of reach`` otherwise (a failure at the generalising checkpoint only is named in the note; the sampled
+    numbers themselves are not certified).
     """
     picked, why = _certified_checkpoints(str(claim.checkpoints), claim.sha256, int(seed))
     if picked is None:
@@ -298,17 +300,19 @@ def judge_estimate_premise(claim, seed: int, source: dict) -> tuple:
     hyps, undecided = premise_hypotheses(rows)
     failed = [h for h in hyps if not h["holds"]]
     (em, m, macc, _), (eg, g, gacc, _) = picked["memorising"], picked["generalising"]
-    if failed:
+    found = "; ".join(f"{h['hypothesis'].split(' is ')[0]}: {h['detail']}" for h in failed)
+    if m.certificate["claim"]["critical"] is False:
         verdict = "hypothesis fails"
         note = (f"false hypothesis: {claim.premise}; at {len(failed)} of {len(rows)} committed checkpoints the exact "
-                "gradient of L_n is nonzero (" + "; ".join(f"{h['hypothesis'].split(' is ')[0]}: {h['detail']}"
-                                                          for h in failed)
-                + "), so the estimator's expansion about a minimiser does not apply there")
+                f"gradient of L_n is nonzero ({found}), so the estimator's expansion about a minimiser does not "
+                "apply there")
     else:
         verdict = "out of reach"
-        note = (f"{claim.premise}: " + ("; ".join(f"undecided: {u}" for u in undecided) if undecided else
-                                         "holds at every committed checkpoint")
-                + "; the sampled estimates themselves are not certified")
+        note = (f"{claim.premise}: " + "; ".join([f"fails at {found}"] * bool(failed)
+                                                 + [f"undecided: {u}" for u in undecided]
+                                                 or ["holds at every committed checkpoint"])
+                + "; the file's (memorising) point is critical, and the sampled estimates themselves are not "
+                  "certified")
     fields = {"says": "the sampled lambda-hat at a checkpoint estimates the local learning coefficient at a local "
                       "minimiser of L_n", "hypotheses": hyps,
               "proven": f"memorising {_said(em, m, macc)}; generalising {_said(eg, g, gacc)} "

@@ -6,8 +6,10 @@ Imports nothing from :mod:`algebra` outside :mod:`algebra.checker`.  The catalog
 a type checked here (an unknown field is refused), and a row's ``verdict``, ``proven`` (and, where the certificate
 holds what the paper says, ``says``, ``proven_lower`` and ``proven_upper``) must be what the checker derives from
 the row's certificate.  What the certificate cannot decide is never accepted as a positive verdict: a basin claim
-(``local_rank``) is at most ``out of reach`` from its one file, and a ``hypothesis fails`` resting on the row's
-own ``hypotheses`` (decided by the catalogue, outside the file) only ever replaces a ``confirmed``.
+(``local_rank``) is at most ``out of reach`` from its one file, an estimate-premise row (``local_rank`` with
+``hypotheses``) is ``hypothesis fails`` only where its file's own point is not critical (``grad L_n != 0``
+exactly), and a ``hypothesis fails`` resting on the row's own ``hypotheses`` (decided by the catalogue, outside
+the file) only ever replaces a ``confirmed``.
 The shape is stated in ``docs/certificate-format.md`` (the index section).
 """
 
@@ -238,11 +240,20 @@ def _derive_local_rank(row, kind, claim) -> dict:
     lam = f"lambda = {claim['lambda']}" if claim["lambda"] is not None else \
         "no lambda (" + "; ".join(claim["hypothesis_fails"]) + ")"
     tail = f"): rank {rank}, ||grad L_n|| <= {claim['gradient_norm_at_most']}, {lam}"
-    # the file is the generalising checkpoint's; the memorising one is named only by its sha256, so neither its
-    # half of 'proven' nor a comparison of the two (a verdict other than out of reach) is derived here
+    if "hypotheses" in row:
+        # an estimate-premise row (the estimator fixes "a local minimiser of L_n"): the file is the memorising
+        # checkpoint's, and its exact grad L_n != 0 proves it no local minimiser (L_n is smooth); the other
+        # checkpoint is named only by its sha256, so its half of 'proven' is not checked
+        pattern = re.compile(r"memorising epoch [0-9]+ \(train [0-9.]+, val [0-9.]+" + re.escape(tail)
+                             + r"; generalising .* \(certificate sha256 [0-9a-f]{64}\)", re.DOTALL)
+        return {"verdicts": {"hypothesis fails" if claim["critical"] is False else "out of reach"},
+                "pattern": pattern, "shape": "begin with the memorising checkpoint's derived claim"}
+    # the basin row: the file is the generalising checkpoint's; the memorising one is named only by its sha256, so
+    # neither its half of 'proven' nor a comparison of the two (a verdict other than out of reach) is derived here
     pattern = re.compile(r"memorising .*; generalising epoch [0-9]+ \(train [0-9.]+, val [0-9.]+" + re.escape(tail),
                          re.DOTALL)
-    return {"verdicts": {"out of reach"}, "pattern": pattern}
+    return {"verdicts": {"out of reach"}, "pattern": pattern,
+            "shape": "end with the generalising checkpoint's derived claim"}
 
 
 def row_mismatch(row: dict, facts: dict) -> str | None:
@@ -294,7 +305,7 @@ def row_mismatch(row: dict, facts: dict) -> str | None:
                     + f"; the certificate proves {_shown(p)}" + (f", stated {_shown(s)}" if s is not None else ""))
     elif "pattern" in d:
         if d["pattern"].fullmatch(row["proven"]) is None:
-            return f"proven {_shown(row['proven'])} does not end with the generalising checkpoint's derived claim"
+            return f"proven {_shown(row['proven'])} does not {d['shape']}"
     elif row["proven"] not in d["proven"]:
         return f"proven is {_shown(row['proven'])}; the certificate proves {_shown(min(d['proven']))}"
     if "says" in row and "says" in d and row["says"] not in d["says"]:

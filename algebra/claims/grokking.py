@@ -222,9 +222,8 @@ def sgld_premise_claims(fast: bool) -> list:
     (:func:`algebra.certify.local_rank.judge_estimate_premise`) decides that premise at each checkpoint from its
     ``local_rank`` certificate: the checker's exact ``grad L_n != 0`` makes it ``hypothesis fails``.
 
-    Not yet in :func:`algebra.claims.catalogue.claims`: the checker's index rule for a ``local_rank`` row
-    (:mod:`algebra.checker.index`) accepts only the basin row's shape and ``out of reach``, so a written index
-    with this row would not verify until the checker derives the premise row from the file's ``critical``.
+    Listed in :data:`algebra.claims.catalogue.STATED`; its file is the memorising checkpoint's certificate,
+    from whose own ``critical`` the checker's index rule (:mod:`algebra.checker.index`) derives the verdict.
 
     Examples
     --------

@@ -113,5 +113,11 @@ def test_the_premise_judge_reads_the_checkers_gradient(tmp_path):
     c = emitted.certificate["claim"]
     assert why is None and emitted.certificate["source"]["epoch"] == ck.epochs["memorising"]
     failed = [h for h in fields["hypotheses"] if not h["holds"]]
-    assert (emitted.verdict == "hypothesis fails") == bool(failed)
+    assert failed and (emitted.verdict == "hypothesis fails") == (c["critical"] is False)
     assert not c["critical"] and emitted.verdict == "hypothesis fails" and "the premise" in emitted.note
+    # the checker's index rule derives the same row from the file's own claim
+    from algebra.checker.index import row_mismatch
+
+    row = {"id": "y", "kind": "local_rank", "verdict": emitted.verdict, "proven": fields["proven"],
+           "hypotheses": fields["hypotheses"], "section": "claims"}
+    assert row_mismatch(row, {"kind": "local_rank", "claim": c}) is None

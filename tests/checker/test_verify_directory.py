@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 import algebra.checker as checker
+from algebra.checker.index import row_mismatch
 from algebra.cli import main as cli_main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -205,3 +206,80 @@ def test_a_row_without_a_certificate_cannot_claim_a_verdict(catalogue, refused):
 def test_a_listed_file_that_is_missing_fails_the_run(catalogue, refused):
     (catalogue / "softmax-identity-n3.json").unlink()
     refused(catalogue, "softmax-identity-n3.json: NOT VERIFIED: listed in")
+
+
+#: The estimate-premise row (issue 35): a ``local_rank`` row with ``hypotheses`` whose file is the memorising
+#: checkpoint's certificate; its verdict is derived from the file's own ``critical``.
+PREMISE = "grokking-sgld-premise-p17-K32.json"
+
+
+def _premise_row() -> dict:
+    index = json.loads((CERTS / "index.json").read_text())
+    return dict(_row(index, PREMISE), section="claims")
+
+
+def _premise_facts(**claim) -> dict:
+    """The summary the checker passes to row_mismatch, with the committed file's claim (``claim`` overrides)."""
+    cert = json.loads((CERTS / PREMISE).read_text())
+    return {"kind": "local_rank", "claim": dict(cert["claim"], **claim)}
+
+
+def test_the_premise_row_says_what_its_file_proves():
+    row = _premise_row()
+    assert row["verdict"] == "hypothesis fails" and row["hypotheses"]
+    assert row_mismatch(row, _premise_facts()) is None
+
+
+@pytest.mark.parametrize("change, needle", [
+    ({"verdict": "confirmed"}, "verdict is 'confirmed'; the certificate gives 'hypothesis fails'"),
+    ({"verdict": "out of reach"}, "the certificate gives 'hypothesis fails'"),
+    # the generalising checkpoint's derived claim in the memorising half
+    ({"proven": "memorising epoch 200 (train 1.00, val 0.48): rank 1568, ||grad L_n|| <= 2.67e-2"},
+     "does not begin with the memorising checkpoint's derived claim"),
+    ({"proven": _premise_row()["proven"].replace(" (certificate sha256", " (sha256")},
+     "does not begin with the memorising checkpoint's derived claim"),
+])
+def test_a_forged_premise_row_is_refused(change, needle):
+    assert needle in row_mismatch(dict(_premise_row(), **change), _premise_facts())
+
+
+def test_a_critical_file_gives_the_premise_row_no_failure():
+    """Where the file's point is critical, the premise row is at most out of reach (its verdict comes from the
+    file, never from the row's own hypotheses)."""
+    facts = _premise_facts(critical=True)
+    assert "the certificate gives 'out of reach'" in row_mismatch(_premise_row(), facts)
+    assert row_mismatch(dict(_premise_row(), verdict="out of reach"), facts) is None
+
+
+def test_without_hypotheses_the_file_is_read_as_a_basin_row():
+    row = {k: v for k, v in _premise_row().items() if k != "hypotheses"}
+    assert "the certificate gives 'out of reach'" in row_mismatch(row, _premise_facts())
+
+
+@pytest.fixture
+def premise_catalogue(tmp_path) -> Path:
+    """The premise row and its certificate alone (it verifies as it is)."""
+    index = json.loads((CERTS / "index.json").read_text())
+    index["claims"] = [r for r in index["claims"] if r.get("file") == PREMISE]
+    index["facts"] = []
+    out = tmp_path / "certs"
+    out.mkdir()
+    shutil.copyfile(CERTS / PREMISE, out / PREMISE)
+    (out / "index.json").write_text(json.dumps(index, sort_keys=True, indent=1))
+    return out
+
+
+@pytest.mark.slow  # ~3 s per entry point: the p = 17, K = 32 checkpoint's minors and exact gradient
+@pytest.mark.parametrize("change, needle", [
+    (None, None),
+    ({"verdict": "confirmed"}, "the certificate gives 'hypothesis fails'"),
+    ({"proven": "memorising epoch 200 (train 1.00, val 0.48): rank 1569"}, "does not begin with the memorising"),
+])
+def test_a_forged_premise_row_fails_the_directory(premise_catalogue, change, needle, capsys):
+    if change is None:
+        for name, code, text in _in_process(premise_catalogue, capsys):
+            assert code == 0 and "NOT VERIFIED" not in text, (name, text)
+        return
+    _edit_index(premise_catalogue, lambda index: _row(index, PREMISE).update(change))
+    _check_refused(_in_process(premise_catalogue, capsys),
+                   ["index.json: NOT VERIFIED: row 'grokking-sgld-premise-p17-K32'", needle])
