@@ -69,6 +69,7 @@ RHAT_MAX, ESS_MIN = 1.01, 400.0
 GRID_LEVELS = 14
 MAX_HALVINGS = 2
 RMS_ALPHA, RMS_EPS = 0.99, 1e-8
+BLOCK = 64  # steps per drawn index block and per host read-back of the loss trace
 SHIFT_MAX = 0.01  # gradient shift / Laplace value
 DEFICIT_MAX = 0.01
 NEG_CURVATURE = 1e-6  # a Hessian eigenvalue below -NEG_CURVATURE * top is negative curvature (float64 HVPs)
@@ -339,54 +340,215 @@ def _curvature(tm, nbeta: float, gamma: float, seed: int) -> dict:
 # ------------------------------------------------------------------------------------------ sampler
 
 
-class _Chains:
-    """All chains of one sampler run: positions, gradients, the RMSProp second moments, the data stream."""
+class _Data:
+    """The minibatch stream: ``(x, y, ref)`` with ``ref = L_b(w*)`` on the same minibatch, or None.
 
-    def __init__(self, flat, stream, noise, W, *, nbeta, gamma, precondition, V=None):
-        x, y = next(stream)
-        self.flat, self.stream, self.noise = flat, stream, noise
-        self.W = W
-        self.g = flat.loss_and_grad(W, x, y)[1]
-        self.nbeta, self.gamma, self.precondition = float(nbeta), float(gamma), precondition
+    Tensor data lives on the device once; minibatch indices are drawn :data:`BLOCK` steps at a time as one
+    index tensor (one gather per block).  ``L_b(w*)`` is the mean of per-sample losses at ``w*`` computed once
+    over the whole data set (one forward pass), gathered by the same indices, so a step costs no forward pass
+    at ``w*``; this holds when ``loss_fn`` is a mean of per-sample terms, which is checked on the data itself
+    (``loss_fn`` on 64 rows against the mean of its 64 single-row values), else ``ref`` is None and the step
+    evaluates ``L_b(w*)`` itself.  A DataLoader's batches come as they are (``ref`` None).
+    """
+
+    def __init__(self, flat, data, batch_size, rng):
+        import torch
+
+        self.rng, self.flat = rng, flat
+        self.pair = isinstance(data, (tuple, list)) and len(data) == 2 and all(torch.is_tensor(t) for t in data)
+        if not self.pair:
+            self.loader, self.it = data, None
+            return
+        dev = flat.device
+        cast = (lambda t: t.to(dev, flat.dtype)) if data[0].is_floating_point() else (lambda t: t.to(dev))
+        self.X = cast(data[0])
+        self.Y = data[1].to(dev, flat.dtype) if data[1].is_floating_point() else data[1].to(dev)
+        self.n = int(self.X.shape[0])
+        self.B = None if batch_size is None or batch_size >= self.n else int(batch_size)
+        self.star_losses = self._per_sample_star()
+        self.full_ref = None
+        if self.B is None:
+            with torch.no_grad():
+                self.full_ref = flat.loss_one(flat.star, self.X, self.Y).detach()
+        self.pos, self.block = BLOCK, None
+
+    def _per_sample_star(self):
+        """Per-sample losses at ``w*`` (n,) when ``loss_fn`` is their mean (checked), else None."""
+        import torch
+        from torch.func import functional_call, vmap
+
+        flat = self.flat
+        params = {**flat.params(flat.star), **flat.buffers}
+        one = lambda o, t: flat.loss_fn(o.unsqueeze(0), t.unsqueeze(0))  # noqa: E731
+        try:
+            with torch.no_grad():
+                parts = []
+                for a in range(0, self.n, 4096):
+                    out = functional_call(flat.module, params, (self.X[a:a + 4096],))
+                    parts.append(vmap(one)(out, self.Y[a:a + 4096]).reshape(-1))
+                losses = torch.cat(parts)
+                m = min(64, self.n)
+                batch = flat.loss_one(flat.star, self.X[:m], self.Y[:m])
+        except Exception:  # noqa: BLE001 - a loss that does not split into rows: evaluate L_b(w*) per step
+            return None
+        if losses.shape != (self.n,) or not bool(torch.isfinite(losses).all()):
+            return None
+        tol = 1e-10 if losses.dtype == torch.float64 else 1e-5
+        if not abs(float(losses[:m].mean()) - float(batch)) <= tol * (abs(float(batch)) + 1e-30) + 1e-300:
+            return None
+        return losses
+
+    def __next__(self):
+        import torch
+
+        if not self.pair:
+            while True:
+                if self.it is None:
+                    self.it = iter(self.loader)
+                try:
+                    xb, yb = next(self.it)
+                except StopIteration:
+                    self.it = None
+                    continue
+                dev = self.flat.device
+                xb = xb.to(dev, self.flat.dtype) if xb.is_floating_point() else xb.to(dev)
+                yb = yb.to(dev, self.flat.dtype) if yb.is_floating_point() else yb.to(dev)
+                return xb, yb, None
+        if self.B is None:
+            return self.X, self.Y, self.full_ref
+        if self.pos == BLOCK:
+            idx = torch.as_tensor(self.rng.integers(0, self.n, (BLOCK, self.B)), device=self.X.device)
+            refs = None if self.star_losses is None else self.star_losses[idx].mean(dim=1)
+            self.block = (self.X[idx], self.Y[idx], refs)
+            self.pos = 0
+        t = self.pos
+        self.pos += 1
+        Xb, Yb, refs = self.block
+        return Xb[t], Yb[t], None if refs is None else refs[t]
+
+
+class _Step:
+    """One update of all chains and the batched loss and gradient at the new point, as one recorded graph.
+
+    ``step(W, g, V, xi, x, y, ref, c) -> (W', g', V', L_b(W') - L_b(w*))`` with the drift
+    ``D = nbeta g + gamma (W - w*)``, ``V' = V + a (D^2 - V)`` (``a = 1 - alpha`` while adapting, 0 when
+    frozen), the preconditioner ``p = 1 / (sqrt(V') + 1e-8)`` (1 for plain SGLD) and
+    ``W' = W - eps/2 p D + sqrt(eps p) xi``; ``c = (nbeta, gamma, eps, a)`` is a tensor, so one graph serves
+    every step size.  The graph is recorded once per input shape with ``make_fx`` (aten kernels, no-op
+    nodes dropped; as :class:`~algebra.numeric.torch_backend._SGLDStep`, whose reason holds here: on a
+    small module a step is Python dispatch, not arithmetic), compared with the eager step on its first
+    input, and the eager step is used when they differ or tracing fails (``fallback``).
+    """
+
+    def __init__(self, flat, precondition):
+        self.flat, self.precondition = flat, precondition
+        self.traces, self.fallback = {}, None
+
+    def eager(self, W, g, V, xi, x, y, ref, c):
+        import torch
+
+        flat, star = self.flat, self.flat.star
+        with torch.no_grad():
+            drift = c[0] * g + c[1] * (W - star)
+            if self.precondition:
+                V = V + c[3] * (drift * drift - V)
+                pre = 1.0 / (V.sqrt() + RMS_EPS)
+                W = W - (0.5 * c[2]) * pre * drift + (c[2] * pre).sqrt() * xi
+            else:
+                W = W - (0.5 * c[2]) * drift + c[2].sqrt() * xi
+        values, g = flat.loss_and_grad(W, x, y)
+        with torch.no_grad():
+            if ref is None:
+                ref = flat.loss_one(star, x, y)
+            d = values - ref
+        return W, g, V, d
+
+    def __call__(self, W, g, V, xi, x, y, ref, c):
+        if self.fallback is not None:
+            return self.eager(W, g, V, xi, x, y, ref, c)
+        key = (tuple(W.shape), tuple(x.shape), tuple(y.shape), ref is None)
+        fn = self.traces.get(key)
+        if fn is not None:
+            return fn(W, g, V, xi, x, y, ref, c) if ref is not None else fn(W, g, V, xi, x, y, c)
+        import torch
+        from torch.fx.experimental.proxy_tensor import make_fx
+
+        from algebra.numeric.torch_backend import _drop_identity_nodes
+
+        expect = self.eager(W, g, V, xi, x, y, ref, c)
+        try:
+            if ref is None:
+                fn = _drop_identity_nodes(make_fx(lambda W, g, V, xi, x, y, c: self.eager(W, g, V, xi, x, y, None, c))(
+                    W, g, V, xi, x, y, c))
+                got = fn(W, g, V, xi, x, y, c)
+            else:
+                fn = _drop_identity_nodes(make_fx(lambda W, g, V, xi, x, y, ref, c: self.eager(W, g, V, xi, x, y, ref, c))(
+                    W, g, V, xi, x, y, ref, c))
+                got = fn(W, g, V, xi, x, y, ref, c)
+            tol = 1e-7 if W.dtype == torch.float64 else 1e-4
+            if all(torch.allclose(a, b, rtol=tol, atol=tol, equal_nan=True) for a, b in zip(got, expect)):
+                self.traces[key] = fn
+            else:
+                self.fallback = "the traced step differs from the eager step"
+        except Exception as exc:  # noqa: BLE001 - whatever stops the trace, the eager step still runs
+            self.fallback = f"trace failed: {type(exc).__name__}: {exc}"[:300]
+        return expect
+
+
+class _Chains:
+    """All chains of one sampler run: positions, gradients, the RMSProp second moments, the data stream.
+
+    A step is one call of the recorded :class:`_Step` graph; the loss differences stay on the device in a
+    preallocated (steps, chains) tensor and are read back once per :data:`BLOCK` steps, when a chain that
+    left the finite range ``|L_b(w) - L_b(w*)| <= 1000 (P + 1) / nbeta`` is marked divergent (its first such
+    step) and restarted at ``w*``; nothing else synchronises with the host inside a run.
+    """
+
+    def __init__(self, sampler, noise, W, V=None):
+        import torch
+
+        self.s, self.noise, self.W = sampler, noise, W
+        x, y, _ = next(sampler.data)
+        self.g = sampler.flat.loss_and_grad(W, x, y)[1]
         self.V = V
+        if self.V is None:
+            star = sampler.flat.star
+            drift = sampler.nbeta * self.g + sampler.gamma * (W - star)
+            self.V = drift * drift if sampler.precondition else torch.zeros((1,), dtype=W.dtype, device=W.device)
 
     def run(self, eps: float, steps: int, *, adapt: bool, bar=None) -> tuple:
         """``steps`` updates; returns the loss differences ``L_b(w) - L_b(w*)`` (chains, steps) and divergences."""
         import torch
 
-        flat, star = self.flat, self.flat.star
+        s = self.s
+        flat, star = s.flat, s.flat.star
         C = self.W.shape[0]
-        out = np.empty((C, steps))
+        out = torch.empty((steps, C), dtype=star.dtype, device=star.device)
         bad = np.full(C, -1)
-        limit = 1000.0 * (star.numel() + 1) / self.nbeta
+        limit = 1000.0 * (star.numel() + 1) / s.nbeta
+        c = torch.tensor([s.nbeta, s.gamma, eps, (1 - RMS_ALPHA) if adapt else 0.0], dtype=star.dtype,
+                         device=star.device)
+        W, g, V = self.W, self.g, self.V
+        t0 = 0
         for t in range(steps):
-            with torch.no_grad():
-                drift = self.nbeta * self.g + self.gamma * (self.W - star)
-                if self.precondition:
-                    if self.V is None:
-                        self.V = drift**2
-                    if adapt:
-                        self.V = RMS_ALPHA * self.V + (1 - RMS_ALPHA) * drift**2
-                    pre = 1.0 / (self.V.sqrt() + RMS_EPS)
-                    self.W = self.W - 0.5 * eps * pre * drift + (eps * pre).sqrt() * self.noise.normal()
-                else:
-                    self.W = self.W - 0.5 * eps * drift + math.sqrt(eps) * self.noise.normal()
-            x, y = next(self.stream)
-            vals, self.g = flat.loss_and_grad(self.W, x, y)
-            with torch.no_grad():
-                ref = flat.loss_one(star, x, y)
-            d = (vals - ref).double().cpu().numpy()
-            wrong = ~(np.abs(d) <= limit)
-            if np.any(wrong):
-                new = wrong & (bad < 0)
-                bad[new] = t
-                mask = torch.as_tensor(wrong, device=self.W.device)
-                self.W = torch.where(mask[:, None], star.expand_as(self.W), self.W)
-                self.g = flat.loss_and_grad(self.W, x, y)[1]
-            out[:, t] = d
-            if bar is not None:
-                bar.update(1)
-        return out, bad
+            x, y, ref = next(s.data)
+            W, g, V, out[t] = s.step(W, g, V, self.noise.normal(), x, y, ref, c)
+            if (t + 1) % BLOCK == 0 or t == steps - 1:
+                win = out[t0:t + 1]
+                wrong = ~(win.abs() <= limit)
+                if bool(wrong.any()):
+                    rows = wrong.any(dim=0).cpu().numpy()
+                    first = wrong.to(torch.int8).argmax(dim=0).cpu().numpy()
+                    new = rows & (bad < 0)
+                    bad[new] = t0 + first[new]
+                    mask = torch.as_tensor(rows, device=W.device)
+                    W = torch.where(mask[:, None], star.expand_as(W), W)
+                    g = flat.loss_and_grad(W, x, y)[1]
+                if bar is not None:
+                    bar.update(t + 1 - t0)
+                t0 = t + 1
+        self.W, self.g, self.V = W, g, V
+        return out.T.double().cpu().numpy(), bad
 
 
 def _summary(diffs: np.ndarray, bad: np.ndarray, nbeta: float) -> dict:
@@ -404,17 +566,18 @@ def _summary(diffs: np.ndarray, bad: np.ndarray, nbeta: float) -> dict:
 
 
 class _Sampler:
-    """Shared state of one module's sampling: flat module, data stream, seeds, the progress bar."""
+    """Shared state of one module's sampling: flat module, data stream, the recorded step, seeds, the bar."""
 
     def __init__(self, module, loss_fn, data, *, batch_size, device, seed, chains, nbeta, gamma,
-                 precondition, bar):
-        from algebra.numeric.torch_backend import _batches, _FlatModule
+                 precondition, bar, dtype=None):
+        from algebra.numeric.torch_backend import _FlatModule
 
-        self.flat = _FlatModule(module, loss_fn, device=device)
+        self.flat = _FlatModule(module, loss_fn, device=device, dtype=dtype)
         root = np.random.SeedSequence(seed)
         self._seeds = root.spawn(64)
         self._next = 0
-        self.stream = _batches(data, batch_size, np.random.default_rng(root.spawn(1)[0]), device=self.flat.device)
+        self.data = _Data(self.flat, data, batch_size, np.random.default_rng(root.spawn(1)[0]))
+        self.step = _Step(self.flat, precondition)
         self.chains, self.nbeta, self.gamma, self.precondition, self.bar = chains, nbeta, gamma, precondition, bar
 
     def start(self, V=None) -> _Chains:
@@ -425,8 +588,7 @@ class _Sampler:
         noise = _ChainNoise(child.spawn(self.chains), self.flat.star.numel(), device=self.flat.device,
                             dtype=self.flat.star.dtype)
         W = self.flat.star.unsqueeze(0).repeat(self.chains, 1)
-        return _Chains(self.flat, self.stream, noise, W, nbeta=self.nbeta, gamma=self.gamma,
-                       precondition=self.precondition, V=None if V is None else V.clone())
+        return _Chains(self, noise, W, V=None if V is None else V.clone())
 
     def run(self, eps, warmup, draws, *, V=None, adaptive=True) -> tuple:
         """Warm-up (preconditioner adapting), then draws in blocks until the diagnostics hold (``adaptive``)."""

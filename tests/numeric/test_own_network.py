@@ -133,3 +133,25 @@ def test_non_minimum_is_suspect_with_that_reason_first():
     assert torch.equal(net.weight, before) and net.weight.dtype == torch.float64
     assert res.target == "empirical" and res.reference["empirical"]["lambda"] == Fraction(1)
     assert np.isfinite(res.estimate) and res.settings["nbeta"] == pytest.approx(300 / np.log(300))
+
+
+def test_recorded_step_and_gathered_reference_give_the_eager_draws():
+    """The step replayed from its recorded graph, with L_b(w*) gathered from per-sample losses at w*, gives the
+    draws of the eager step that evaluates L_b(w*) by a forward pass (noisy targets: L_b(w*) != 0)."""
+    from algebra.numeric.own_network import _Sampler
+
+    net, X, _, _ = exact_twin([4, 3, 4], 300, seed=2)
+    Y = net(X).detach() + 0.3 * torch.randn(300, 4, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+    runs = []
+    for eager in (False, True):
+        s = _Sampler(net, half_squared_error, (X, Y), batch_size=32, device=torch.device("cpu"), seed=4, chains=3,
+                     nbeta=50.0, gamma=1.0, precondition=True, bar=None)
+        if eager:
+            s.step.fallback, s.data.star_losses = "test: eager", None
+        else:
+            assert s.data.star_losses is not None
+        ch = s.start()
+        runs.append(ch.run(1e-3, 150, adapt=True)[0])
+        assert eager or (s.step.fallback is None and len(s.step.traces) == 1)
+    assert runs[0].shape == (3, 150) and np.all(runs[0] != 0)
+    np.testing.assert_allclose(runs[0], runs[1], rtol=1e-8, atol=1e-12)
