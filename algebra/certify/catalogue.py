@@ -27,6 +27,8 @@ claim type (:mod:`algebra.claims.records`)         judged by
                                                    (:func:`algebra.certify.local_rank.judge_basin`)
 :class:`~algebra.claims.records.EstimatePremiseClaim`  the same certificates; the estimator's premise
                                                    (:func:`algebra.certify.local_rank.judge_estimate_premise`)
+:class:`~algebra.claims.records.DataDimensionClaim`  a ``block_rank`` certificate of the data map
+                                                   (:func:`algebra.certify.block_rank.judge_data_dimension`)
 ================================================  ==================================================
 
 A claim whose Jacobian exceeds :data:`MAX_WORK`, or whose certificate raises
@@ -54,6 +56,7 @@ from algebra.claims.graph_attention import graph_design
 from algebra.claims.records import (
     AttentionRankClaim,
     BasinClaim,
+    DataDimensionClaim,
     DimensionClaim,
     EstimatePremiseClaim,
     FormulaClaim,
@@ -213,6 +216,13 @@ def _judge_estimate_premise(claim: EstimatePremiseClaim, seed: int, src: dict) -
     return judge_estimate_premise(claim, seed, src)
 
 
+def _judge_data_dimension(claim: DataDimensionClaim, seed: int, src: dict) -> tuple:
+    """A data dimension at the paper's sizes (:func:`algebra.certify.block_rank.judge_data_dimension`)."""
+    from algebra.certify.block_rank import judge_data_dimension
+
+    return judge_data_dimension(claim, seed, src)
+
+
 #: The judge of each claim type: ``judge(claim, seed, source) -> (emitted or None, reason when None, fields)``.
 JUDGES = {
     DimensionClaim: _judge_dimension,
@@ -223,6 +233,7 @@ JUDGES = {
     SubnetworkClaim: _judge_subnetwork,
     BasinClaim: _judge_basin,
     EstimatePremiseClaim: _judge_estimate_premise,
+    DataDimensionClaim: _judge_data_dimension,
 }
 
 
@@ -235,7 +246,7 @@ def _judge_of(claim):
     >>> _judge_of(object())
     Traceback (most recent call last):
     ...
-    algebra.errors.ClaimError: claim <object>: no judge for object (one of DimensionClaim, LambdaClaim, FormulaClaim, RepresentationClaim, AttentionRankClaim, SubnetworkClaim, BasinClaim, EstimatePremiseClaim)
+    algebra.errors.ClaimError: claim <object>: no judge for object (one of DimensionClaim, LambdaClaim, FormulaClaim, RepresentationClaim, AttentionRankClaim, SubnetworkClaim, BasinClaim, EstimatePremiseClaim, DataDimensionClaim)
     """
     judge = JUDGES.get(type(claim))
     if judge is None:

@@ -10,7 +10,7 @@ only when all verify.  What a referee must trust for one file is the core and th
   :mod:`~.model` (rank lower/upper bound, dimension, defect; :mod:`~.cnn` adds the CNN and differential
   families), :mod:`~.formula` (formula; ``regular_model`` builds on :mod:`~.rank`), :mod:`~.attention`
   (interval_inequality, attention_rank: ball arithmetic), :mod:`~.representation` (score_representation),
-  :mod:`~.local_rank` (local_rank);
+  :mod:`~.local_rank` (local_rank), :mod:`~.block_rank` (block_rank);
 * :mod:`~.files` and :mod:`~.index`: which files a directory holds and whether its ``index.json`` says what they
   prove (never a single file's claim).
 
@@ -22,7 +22,7 @@ respect.
 """
 
 # the plug-ins register their kinds (and cnn its model families) in the core when imported
-from algebra.checker import attention, cnn, formula, local_rank, rank, representation  # noqa: F401
+from algebra.checker import attention, block_rank, cnn, formula, local_rank, rank, representation  # noqa: F401
 from algebra.checker.attention import MAX_ENTRIES as ATTENTION_MAX_ENTRIES
 from algebra.checker.attention import MAX_PRODUCT as ATTENTION_MAX_PRODUCT
 from algebra.checker.attention import MAX_SIDE as ATTENTION_MAX_SIDE

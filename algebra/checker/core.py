@@ -1,8 +1,8 @@
 """The checker's trusted core: what every certificate's verdict rests on (docs/certificate-format.md).
 
 A referee reads this file and the one plug-in of the kind in question (``rank.py`` with ``model.py``,
-``formula.py``, ``attention.py``, ``cnn.py``, ``representation.py``, ``local_rank.py``); nothing else decides
-a single file's verdict.  Imports only the standard library and ``python-flint`` (modular arithmetic falls back
+``formula.py``, ``attention.py``, ``cnn.py``, ``representation.py``, ``local_rank.py``, ``block_rank.py``);
+nothing else decides a single file's verdict.  Imports only the standard library and ``python-flint`` (modular arithmetic falls back
 to pure Python when it is absent).  In order:
 
 * reading a file: a regular file of at most :data:`MAX_FILE_BYTES`, strict JSON (no duplicate key, no
@@ -35,7 +35,7 @@ except ImportError:  # pragma: no cover - exercised by the fallback test
 
 SCHEMA_VERSION = 1
 KINDS = ("rank_lower_bound", "rank_upper_bound", "dimension", "defect", "formula", "interval_inequality",
-         "attention_rank", "score_representation", "local_rank")
+         "attention_rank", "score_representation", "local_rank", "block_rank")
 SZ_BITS = 200  # Schwartz-Zippel points live in GF(q) for a fresh random prime q in [2^200, 2^201)
 MAX_FILE_BYTES = 32 * 2**20
 MAX_PARAMS = 4096

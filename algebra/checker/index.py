@@ -256,6 +256,21 @@ def _derive_local_rank(row, kind, claim) -> dict:
             "shape": "end with the generalising checkpoint's derived claim"}
 
 
+def _derive_block_rank(row, kind, claim) -> dict:
+    """A ``block_rank`` row (the data map's generic rank): ``proven`` its derived range, the verdict the row's
+    ``claimed`` judged against it (a failing row hypothesis only replaces a ``confirmed``)."""
+    lo, hi = claim["lower"], claim["upper"]
+    verdict = _judged(row["relation"], row["claimed"], lo, hi) if "claimed" in row else None
+    verdict = verdict or ("confirmed" if lo == hi else "out of reach")
+    if verdict == "confirmed" and any(not h["holds"] for h in row.get("hypotheses", [])):
+        verdict = "hypothesis fails"
+    out = {"verdicts": {verdict}, "numbers": {"proven_lower": lo, "proven_upper": hi},
+           "proven": {f"dim {'=' if lo == hi else '>='} {lo} (data map, {claim['about']['train_pairs']} training pairs)"}}
+    if "claimed" in row:
+        out["says"] = {f"dim {row['relation']} {row['claimed']}"}
+    return out
+
+
 def row_mismatch(row: dict, facts: dict) -> str | None:
     """Why ``row`` (typed by :func:`read_index`) does not say what its certificate proves, or ``None``.
 
@@ -288,6 +303,8 @@ def row_mismatch(row: dict, facts: dict) -> str | None:
             d = _derive_attention(row, kind, claim)
         elif kind == "score_representation":
             d = _derive_representation(row, kind, claim, facts.get("names", []))
+        elif kind == "block_rank":
+            d = _derive_block_rank(row, kind, claim)
         elif kind == "local_rank":
             d = _derive_local_rank(row, kind, claim)
         else:

@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from algebra.claims import GROKKING
-from algebra.claims.records import BasinClaim, DimensionClaim, EstimatePremiseClaim, Hypothesis, LambdaClaim
+from algebra.claims.records import (BasinClaim, DataDimensionClaim, DimensionClaim, EstimatePremiseClaim, Hypothesis,
+                                    LambdaClaim)
 from algebra.exact.polynomial import PolynomialField
 from algebra.geometry.secant import sweep_quadratic
 from algebra.grokking.references import DataRestrictedQuadratic
@@ -28,7 +29,7 @@ from algebra.grokking.task import modular_addition
 from algebra.models import PolynomialMap, quadratic_network
 
 __all__ = ["quadratic_claims", "lambda_claims", "defect_claims", "basin_claims", "sgld_premise_claims",
-           "modular_addition_map"]
+           "paper_size_claims", "modular_addition_map"]
 
 
 def quadratic_claims(fast: bool) -> list:
@@ -239,3 +240,46 @@ def sgld_premise_claims(fast: bool) -> list:
         "Appendix B.1's premise 'Fix a local minimizer of L_n' (the estimator's expansion (4)-(7) is about it)",
         notes={"run": "the small preset (p = 17, K = 32, f = 0.5, lr 1e-2, wd 1e-3, batch 128, 1500 epochs, seed 0)",
                "checkpoints": f"algebra/claims/data/{BASIN_CHECKPOINTS.name}"})]
+
+
+#: The paper's baseline experiment (Appendix H.1: "dataset group size p = 53 ... training fraction 0.4 ... random
+#: seed 0"; hidden dimension 1024, Section 6.2 and Appendix H.2); the split is this toolkit's of that seed.
+PAPER_EXPERIMENT = {"p": 53, "width": 1024, "train_fraction": 0.4, "split_seed": 0}
+
+
+def paper_size_claims(fast: bool) -> list:
+    """Corollary 5.4 at the paper's experiment, on its training data: ``dim = K(3p - 1)`` (``lambda = K(3p-1)/2``).
+
+    The paper reads its Stage-II LLC estimates at :data:`PAPER_EXPERIMENT` against Corollary 5.4.  Under its own
+    setting (squared loss, data uniform on the finite training set) lambda is half the generic rank of the data
+    map ``theta -> Y_hat P_perp`` on the ``N`` training pairs, which the catalogue certifies with a ``block_rank``
+    certificate (the dense Jacobian has 59,519 x 162,816 entries).  Hypothesis decided by arithmetic: the
+    subabundance ``K(d+p-1) < p d(d+1)/2`` (``d = 2p``).  The corollary's other hypothesis, a non-defective
+    ``(d, p, K)``, is not decided here (``notes``).  Not in the fast subset (about a minute of eliminations).
+
+    Examples
+    --------
+    >>> paper_size_claims(fast=True), [c.id for c in paper_size_claims(fast=False)]
+    ([], ['grokking-cor54-data-p53-K1024'])
+    >>> c = paper_size_claims(fast=False)[0]
+    >>> c.claimed == c.width * (3 * c.p - 1), c.hypotheses[0].holds
+    (True, True)
+    """
+    if fast:
+        return []
+    x = PAPER_EXPERIMENT
+    p, K, f = x["p"], x["width"], x["train_fraction"]
+    d = 2 * p
+    return [DataDimensionClaim(
+        f"grokking-cor54-data-p{p}-K{K}", GROKKING, "Corollary 5.4; Appendix H.1 (the baseline experiment)",
+        f"at the paper's experiment (p = {p}, hidden dimension K = {K}, training fraction {f}) the Stage-II LLC is "
+        f"lambda = K(3p-1)/2: the data map on the training pairs has dimension K(3p-1)",
+        p, K, f, x["split_seed"], K * (3 * p - 1),
+        hypotheses=(Hypothesis(f"subabundant: K(d+p-1) = {K * (d + p - 1)} < p d(d+1)/2 = {p * d * (d + 1) // 2}",
+                               holds=K * (d + p - 1) < p * d * (d + 1) // 2),),
+        notes={"model": "P_1^perp (X W)^2 V on the training pairs of modular_addition(53, 0.4, seed 0)",
+               "undecided": f"Corollary 5.4 also assumes (d, p, K) = ({d}, {p}, {K}) non-defective; not decided "
+                            "here (issue 35 item 5). Its data map is bounded by the centred outputs' dimension "
+                            "p(N - 1) whatever that answer",
+               "reproduce": "benchmarks/grok_scale.py (BENCHMARKS.md, Grokking: the data dimension at the paper's "
+                            "sizes)"})]

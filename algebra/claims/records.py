@@ -15,6 +15,7 @@ kind                           object                              stated
 :class:`SubnetworkClaim`       a CNN and a point of a subnetwork   ``rank d phi > dim F'``
 :class:`BasinClaim`            a grokking run's checkpoints        lambda drops when it groks
 :class:`EstimatePremiseClaim`  a grokking run's checkpoints        an estimate's premise holds
+:class:`DataDimensionClaim`    the grokking network on its data    ``dim`` of the data map
 =============================  ==================================  ===========================
 
 A claim's hypotheses (:class:`Hypothesis`) are decided, never assumed: by
@@ -42,7 +43,7 @@ from algebra.models.base import Model
 from algebra.models.cnn import CNN
 
 __all__ = ["Claim", "Hypothesis", "DimensionClaim", "LambdaClaim", "FormulaClaim", "RepresentationClaim",
-           "AttentionRankClaim", "SubnetworkClaim", "BasinClaim", "EstimatePremiseClaim"]
+           "AttentionRankClaim", "SubnetworkClaim", "BasinClaim", "EstimatePremiseClaim", "DataDimensionClaim"]
 
 
 @dataclass(frozen=True)
@@ -229,3 +230,25 @@ class EstimatePremiseClaim(Claim):
     sha256: str
     premise: str
     group: str = field(default="basin", kw_only=True)
+
+
+@dataclass(frozen=True)
+class DataDimensionClaim(Claim):
+    """A dimension a paper states for the modular-addition network on its training data, at a size the dense
+    routes cannot reach (the paper's experiment).
+
+    The object is the data map ``theta -> Y_hat P_perp`` of the network of width ``width`` mod ``p`` on the
+    training pairs of :func:`algebra.grokking.task.modular_addition` ``(p, train_fraction, split_seed)``;
+    ``claimed`` (with ``relation``) is the paper's value of its dimension (twice its lambda, Theorem F.1).
+    Certified as a ``block_rank`` certificate (:func:`algebra.certify.block_rank.judge_data_dimension`);
+    ``hypotheses`` (:class:`Hypothesis`, decided by arithmetic) are decided before the value.
+    """
+
+    p: int
+    width: int
+    train_fraction: float
+    split_seed: int
+    claimed: int
+    relation: str = "=="
+    hypotheses: tuple = ()
+    group: str = field(default="lambda", kw_only=True)

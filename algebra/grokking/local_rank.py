@@ -43,7 +43,8 @@ from algebra.exact.rounding import binary64_hex as short_hex  # the checker's sh
 from algebra.grokking.network import parameter_count
 
 __all__ = ["MapWitness", "dyadic_point", "all_pairs", "centred_rows", "kernel_fields", "map_witness", "field_witness",
-           "short_hex", "block_lower_bound", "ROW_BUDGET"]
+           "short_hex", "block_point", "centred_block", "block_lower_bound",
+           "ROW_BUDGET"]
 
 #: At most this many Jacobian entries (rows x P, int64) are formed at once for one elimination (~800 MB).
 ROW_BUDGET = 10**8
@@ -222,19 +223,70 @@ def map_witness(p: int, K: int, a, b, M, *, target: int | None = None, prime: in
     return best
 
 
+def block_point(p: int, K: int, *, seed: int = 0, bound: int = 2**15) -> tuple:
+    """``(W, v)``: the sparse integer point where neuron ``k`` writes to output ``k mod p`` only.
+
+    ``W`` (``2p x K``) and ``v`` (``K``, positive) are random integers in ``[-bound, bound]`` and ``[1, bound]``
+    from ``SeedSequence(seed, spawn_key=(29,))``; the point's second layer is ``V[:, k] = v_k e_(k mod p)``.
+
+    Examples
+    --------
+    >>> W, v = block_point(3, 4, bound=9)
+    >>> W.shape, v.shape, bool((abs(W) <= 9).all() and (v >= 1).all())
+    ((6, 4), (4,), True)
+    """
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(29,)))
+    W = rng.integers(-bound, bound + 1, size=(2 * p, K))
+    v = rng.integers(1, bound + 1, size=K)
+    return W, v
+
+
+def centred_block(p: int, K: int, a, b, W, v, j: int, prime: int) -> tuple:
+    """``(B, cols)``: the centred Jacobian rows of output ``j`` at the point :func:`block_point` on the columns
+    that touch only output ``j`` there, modulo ``prime``.
+
+    The columns are ``W[:, k]`` and ``V[j, k]`` for the neurons ``k = j (mod p)``, in that order per neuron;
+    ``cols`` are their parameter indices (``vec W`` then ``vec V``, row-major).  Row ``i`` is
+    ``N d yhat_ij - sum_l d yhat_lj`` (the centring mixes samples, never outputs).
+
+    Examples
+    --------
+    >>> W, v = block_point(3, 4)
+    >>> B, cols = centred_block(3, 4, [0, 1, 2], [1, 1, 0], W, v, 0, 101)
+    >>> B.shape, cols[:3], cols[6], bool((B.sum(axis=0) % 101 == 0).all())
+    ((3, 14), [0, 4, 8], 24, True)
+    """
+    a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+    n = a.size
+    ks = np.arange(j, K, p)
+    m = ks.size
+    H = (W[a][:, ks] + W[p + b][:, ks]) % prime  # (n, m)
+    B = np.zeros((n, m * (2 * p + 1)), dtype=np.int64)
+    rows, cols = np.arange(n), []
+    for t, k in enumerate(ks):
+        g = 2 * int(v[k]) % prime * H[:, t] % prime  # d yhat_ij / d W[a_i or p + b_i, k] at output j = j(k)
+        base = t * (2 * p + 1)
+        B[rows, base + a] += g
+        B[rows, base + p + b] += g
+        B[:, base + 2 * p] = H[:, t] * H[:, t] % prime  # d yhat_ij / d V[j, k]
+        cols += [r * K + int(k) for r in range(2 * p)] + [2 * p * K + j * K + int(k)]
+    B %= prime
+    return (n * B - B.sum(axis=0, keepdims=True)) % prime, cols
+
+
 def block_lower_bound(p: int, K: int, a, b, *, prime: int = DEFAULT_PRIME, seed: int = 0, bound: int = 2**15) -> dict:
     """A proven lower bound on the *generic* rank of the data map from a sparse point with a block structure.
 
-    At the point where neuron ``k`` writes to output ``j(k) = k mod p`` only (``V[:, k] = v_k e_{j(k)}``, ``W``
-    and ``v`` random integers in ``[-bound, bound]`` from ``SeedSequence(seed, spawn_key=(29,))``), the
+    At the point of :func:`block_point` (neuron ``k`` writes to output ``j(k) = k mod p`` only), the
     columns ``W[:, k]`` and ``V[j(k), k]`` of ``J`` are nonzero only on the rows of output ``j(k)`` (the
     centring mixes samples, never outputs), so ``J`` restricted to them is block diagonal with one
-    ``N x |{k: j(k) = j}| (2p + 1)`` block per output.  Hence
+    ``N x |{k: j(k) = j}| (2p + 1)`` block per output (:func:`centred_block`).  Hence
 
         generic rank >= rank J(point) >= sum_j rank (block j)   (each rank modulo ``prime``),
 
     ``p`` eliminations of ``N x ~(K / p)(2p + 1)`` matrices instead of one of ``N p x 3pK``.  When the sum
-    reaches the cap ``p (N - 1)`` (which bounds the rank everywhere) the data dimension is certified.
+    reaches the cap ``p (N - 1)`` (which bounds the rank everywhere) the data dimension is certified
+    (a ``block_rank`` certificate, :mod:`algebra.certify.block_rank`, lets the checker re-derive it).
 
     Returns ``{"lower", "blocks": [rank per output], "cap", "seconds"}``.
 
@@ -250,28 +302,10 @@ def block_lower_bound(p: int, K: int, a, b, *, prime: int = DEFAULT_PRIME, seed:
 
     t0 = time.perf_counter()
     a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
-    n = a.size
-    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(29,)))
-    W = rng.integers(-bound, bound + 1, size=(2 * p, K))
-    v = rng.integers(1, bound + 1, size=K)
-    H = (W[a] + W[p + b]) % prime  # (n, K)
+    W, v = block_point(p, K, seed=seed, bound=bound)
     blocks = []
     for j in range(p):
-        ks = np.arange(j, K, p)
-        if ks.size == 0:
-            blocks.append(0)
-            continue
-        m = ks.size
-        B = np.zeros((n, m * (2 * p + 1)), dtype=np.int64)
-        rows = np.arange(n)
-        for t, k in enumerate(ks):
-            g = 2 * v[k] % prime * H[:, k] % prime  # d yhat_ij / d W[a_i or p + b_i, k] at output j = j(k)
-            base = t * (2 * p + 1)
-            B[rows, base + a] += g
-            B[rows, base + p + b] += g
-            B[:, base + 2 * p] = H[:, k] * H[:, k] % prime  # d yhat_ij / d V[j, k]
-        B %= prime
-        B = (n * B - B.sum(axis=0, keepdims=True)) % prime  # centred: N J_i - sum_l J_l
-        blocks.append(int(rank_mod_p(B, prime)))
+        B, _ = centred_block(p, K, a, b, W, v, j, prime)
+        blocks.append(int(rank_mod_p(B, prime)) if B.size else 0)
     return {"lower": int(sum(blocks)), "blocks": blocks, "cap": int(p * (np.unique(a * p + b).size - 1)),
             "seconds": round(time.perf_counter() - t0, 2)}

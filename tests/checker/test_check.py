@@ -41,6 +41,7 @@ CORE, MODEL, RANK = "algebra.checker.core", "algebra.checker.model", "algebra.ch
 CHECKER_IMPORTS = {
     "core.py": set(), "model.py": {CORE}, "rank.py": {CORE, MODEL}, "cnn.py": {CORE, MODEL, RANK},
     "formula.py": {CORE, MODEL, RANK}, "attention.py": {CORE}, "representation.py": {CORE}, "local_rank.py": {CORE},
+    "block_rank.py": {CORE},
     "index.py": {CORE}, "files.py": {CORE, "algebra.checker.index"}, "__main__.py": {"algebra.checker.files"},
 }
 EXTRA = {"flint", "contextlib", "functools", "stat"}
