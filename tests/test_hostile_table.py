@@ -30,6 +30,7 @@ import pytest
 from algebra.errors import InputError
 
 MISSING = "{tmp}/missing/dir/out.json"
+PATH_9000 = "edges:" + ",".join(f"{i}-{i + 1}" for i in range(9000))  # a path graph: the matcher took minutes
 UNDER_FILE = "{tmp}/afile/out.json"
 
 # -- CLI rows: (argv, the option the message must name) --------------------------------------------------------
@@ -54,6 +55,23 @@ CLI = [
     (["dim", "shallow", "--n", "9" * 5000, "--degree", "2", "--width", "2"], "--n"),
     (["dim", "mlp", "--widths", "2,2,1", "--max-memory", "nan"], "--max-memory"),
     (["dim", "mlp", "--widths", "2,2,1", "--max-memory", "-1G"], "--max-memory"),
+    # hangs inside the documented limits: bounded from the factors' sizes before expanding, solving or searching
+    (["dim", "polynomial", "((1+a+b)^64)^2", "--parameters", "a,b"], "polynomials"),
+    (["dim", "polynomial", "(1+a+b)^64*(1+a+b)^64", "--parameters", "a,b"], "polynomials"),
+    (["singular", "--ideal", "(1+x+y)^64*(1+x+y)^64"], "--ideal"),
+    (["rlct", "ideal", "(x+y)^64"], "generators"),
+    (["rlct", "poly", "(x+y)^64"], "K"),
+    (["rlct", "poly", "(x^2+y^2+z^2)^32"], "K"),
+    (["graph", "fisher", "--graph", PATH_9000, "--d", "2", "--k", "1", "--r", "1"], "--graph"),
+    (["llc", "graph", "--graph", PATH_9000, "--d", "2", "--k", "1", "--r", "1", "--fast"], "--graph"),
+    # the option as the user typed it, never the library's argument (polynomials[0], generator 1, K)
+    (["dim", "polynomial", "a*b", "a*q", "--parameters", "a,b"], "polynomials"),
+    (["llc", "poly", "y", "x*", "--fast"], "generators"),
+    (["llc", "poly", "x^2+1", "--fast"], "generators"),
+    (["rlct", "ideal", "x^2+1"], "generators"),
+    (["rlct", "ideal", "x*y", "--variables", "x"], "generators"),
+    (["singular", "--ideal", "x*"], "--ideal"),
+    (["singular", "--ideal", "a+b+c+d+e+f+g"], "--ideal"),  # no --variables given: it is not the one blamed
 ]
 
 # hostile spellings of an integer, of a real, of a memory size
@@ -157,7 +175,12 @@ def _dln_float():
 
 
 def _api_rows():
+    import networkx as nx
+
     import algebra
+    from algebra.graph.groups import automorphism_group
+    from algebra.models.polynomial import parse_polynomial
+    from algebra.slt.newton import newton_rlct
     from algebra.models import MLP
     from algebra.numeric.calibration import FAST, calibrated_llc
     from algebra.numeric.models import dln_model
@@ -189,6 +212,10 @@ def _api_rows():
         ("dimension seed NaN", lambda: algebra.dimension(MLP((2, 2, 1)), seed=math.nan), "seed"),
         ("dimension max_memory junk", lambda: algebra.dimension(MLP((2, 2, 1)), max_memory="\uff18G"), "max_memory"),
         ("dimension mode function", lambda: algebra.dimension(MLP((2, 2, 1)), mode=print), "mode"),
+        ("parse_polynomial 4.6 million term pairs", lambda: parse_polynomial("(1+x+y)^64*(1+x+y)^64"), "polynomial"),
+        ("newton_rlct 65 boundary monomials", lambda: newton_rlct(parse_polynomial("(x+y)^64")), "K"),
+        ("newton_rlct 561 monomials", lambda: newton_rlct(parse_polynomial("(x^2+y^2+z^2)^32")), "K"),
+        ("automorphism_group 9001-node path", lambda: automorphism_group(nx.path_graph(9001)), "graph"),
     ]
 
 

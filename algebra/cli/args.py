@@ -144,11 +144,19 @@ def generators_named(name: str):
     Traceback (most recent call last):
     ...
     algebra.errors.InputError: invalid --ideal='x*': expected a polynomial (generator 2)
+    >>> with generators_named("generators"):
+    ...     raise InputError("generator", "x+1", "a polynomial vanishing at the origin")
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid generators='x+1': expected a polynomial vanishing at the origin
     """
     try:
         yield
     except InputError as exc:
-        if not str(exc.argument).startswith("generator "):
+        argument = str(exc.argument)
+        if argument == "generator":
+            raise InputError(name, exc.value, exc.allowed) from None
+        if not argument.startswith("generator "):
             raise
         raise InputError(name, exc.value, f"{exc.allowed} ({exc.argument})") from None
 

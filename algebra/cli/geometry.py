@@ -188,12 +188,14 @@ def _polynomial_model(args) -> PolynomialMap:
     except InputError as exc:  # PolynomialMap names its arguments ('symmetries[0]'): report the option and its text
         name, _, index = str(exc.argument).partition("[")
         options = {"symmetries": ("--symmetry", args.symmetry), "equations": ("--equation", args.equation),
-                   "parameters": ("--parameters", None), "inputs": ("--inputs", None)}
+                   "parameters": ("--parameters", None), "inputs": ("--inputs", None),
+                   "polynomials": ("polynomials", args.polynomials)}
         if name not in options:
             raise
         option, texts = options[name]
         value = texts[int(index.rstrip("]"))] if texts is not None and index else exc.value
-        raise InputError(option, value, exc.allowed) from None
+        where = f" (polynomial {int(index.rstrip(']')) + 1})" if name == "polynomials" and index else ""
+        raise InputError(option, value, exc.allowed + where) from None
 
 
 def _cnn_arguments(q, *, inactive_required: bool = False) -> None:

@@ -21,7 +21,7 @@ import json
 import os
 
 from algebra.cli._llc import EXIT_STATUS, LLC_FLAGS, add_llc_options, flag_names, llc_settings, print_llc
-from algebra.cli.args import add_sweep_options, output_directory_arg, nonnegative_arg, parse_widths, positive_arg, sweep_options
+from algebra.cli.args import add_sweep_options, generators_named, output_directory_arg, nonnegative_arg, parse_widths, positive_arg, sweep_options
 from algebra.cli.graph import register_llc_graph
 from algebra.errors import InputError
 
@@ -38,7 +38,7 @@ _FLAGS = {**LLC_FLAGS, "K": "generators"}
 def _run_family(family: str, fargs: tuple, args) -> int:
     from algebra.claims.llc_suites import run_entry
 
-    with flag_names(_FLAGS):
+    with flag_names(_FLAGS), generators_named("generators"):  # llc poly: 'generator 2' is the positional's 2nd
         row = run_entry(family, fargs, settings=llc_settings(args), seed=args.seed, n=args.n, bar=not args.quiet)
     row["settings"] = row["details"]["settings"]
     return print_llc(row, args.json)

@@ -133,7 +133,12 @@ def _run_poly(args) -> int:
         prior = list(parse_integers(args.prior, "--prior", minimum=0, allowed=allowed))
         if len(prior) != len(K.variables):
             raise InputError("--prior", args.prior, allowed)
-    res = newton_rlct(K, prior_exponents=prior)
+    try:
+        res = newton_rlct(K, prior_exponents=prior)
+    except InputError as exc:  # rlct ideal's K is the sum of the generators' squares: name what the user typed
+        if exc.argument != "K" or not getattr(args, "generators", None):
+            raise
+        raise InputError("generators", exc.value, f"{exc.allowed} (K = the sum of the generators' squares)") from None
     if args.json:
         print(json.dumps(res.to_json(), indent=2))
         return 0

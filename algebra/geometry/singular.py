@@ -599,8 +599,9 @@ def ideal_singular_locus(generators, variables=None, *, codim: int | None = None
         raise InputError("--timeout", timeout, "a number of seconds in (0, 3600]")
     polys, names = parse_generators(texts, variables)
     n = len(names)
-    if not names or n > MAX_IDEAL_VARIABLES:
-        raise InputError("--variables", ",".join(names), f"1 to {MAX_IDEAL_VARIABLES} variables (MAX_IDEAL_VARIABLES)")
+    if not names or n > MAX_IDEAL_VARIABLES:  # blame --variables only when the user gave it
+        raise InputError("--variables" if variables else "--ideal", ",".join(names) if variables else texts,
+                         f"polynomials in 1 to {MAX_IDEAL_VARIABLES} variables (MAX_IDEAL_VARIABLES)")
     for t, f in zip(texts, polys):
         if f.degree > MAX_IDEAL_DEGREE:
             raise InputError("--ideal", t, f"polynomials of degree at most {MAX_IDEAL_DEGREE} (MAX_IDEAL_DEGREE)")

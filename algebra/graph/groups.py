@@ -57,9 +57,16 @@ __all__ = [
     "MAX_DEGREE",
     "MAX_GENERATORS",
     "MAX_ORDER",
+    "MAX_GRAPH_NODES",
+    "MAX_GRAPH_EDGES",
 ]
 
 MAX_ORDER = 2000  # refuse larger groups before building an order x order table
+#: Most nodes and edges of a user graph (``edges:...``, :func:`automorphism_group`), checked before networkx's
+#: isomorphism matcher searches it: the matcher's search grows about quadratically with the nodes (a path of 800
+#: nodes takes about a second, one of 9,000 minutes).
+MAX_GRAPH_NODES = 1000
+MAX_GRAPH_EDGES = 10_000
 
 
 @dataclass(frozen=True)
@@ -523,6 +530,7 @@ def automorphism_group(graph: nx.Graph, *, name: str = "graph", limit: int = MAX
     """
     if not isinstance(graph, nx.Graph) or graph.number_of_nodes() == 0:
         raise InputError("graph", graph, "a non-empty networkx.Graph")
+    _check_graph_size(graph.number_of_nodes(), graph.number_of_edges(), "graph")
     g = nx.convert_node_labels_to_integers(graph, ordering="sorted")
     n = g.number_of_nodes()
     perms = []
@@ -533,6 +541,14 @@ def automorphism_group(graph: nx.Graph, *, name: str = "graph", limit: int = MAX
             raise ResourceError(f"{name} has more than {limit} automorphisms")
     perms.sort(key=lambda p: p != tuple(range(n)))
     return SymmetricGraph(name, g, PermutationGroup(f"Aut({name})", tuple(perms), "generic", ()))
+
+
+def _check_graph_size(nodes: int, edges: int, argument: str) -> None:
+    """Refuse a user graph above :data:`MAX_GRAPH_NODES` or :data:`MAX_GRAPH_EDGES` (before the matcher runs)."""
+    if nodes > MAX_GRAPH_NODES or edges > MAX_GRAPH_EDGES:
+        raise InputError(argument, f"a graph of {nodes:,} nodes and {edges:,} edges",
+                         f"at most {MAX_GRAPH_NODES:,} nodes and {MAX_GRAPH_EDGES:,} edges (MAX_GRAPH_NODES, "
+                         "MAX_GRAPH_EDGES: its automorphisms are found by an isomorphism search)")
 
 
 def _split_spec(text: str, argument: str, allowed: str) -> tuple:
@@ -651,12 +667,17 @@ def parse_graph(text: str, *, argument: str = "--graph") -> SymmetricGraph:
         return automorphism_group(nx.petersen_graph(), name="petersen")
     head, tail = _split_spec(text, argument, allowed)
     if head == "edges":
-        graph = nx.Graph()
+        if tail.count(",") >= MAX_GRAPH_EDGES:  # counted in the text, before any edge is read
+            _check_graph_size(0, tail.count(",") + 1, argument)
+        pairs = []
         for part in tail.split(","):
             ends = _ints(part, "-", argument, "edges as U-V pairs of node integers separated by commas")
             if len(ends) != 2 or min(ends) < 0:
                 raise InputError(argument, text, "edges as U-V pairs of nonnegative integers separated by commas")
-            graph.add_edge(*ends)
+            pairs.append(tuple(ends))
+        _check_graph_size(len({x for e in pairs for x in e}), len({frozenset(e) for e in pairs}), argument)
+        graph = nx.Graph()
+        graph.add_edges_from(pairs)
         return automorphism_group(graph, name=text.strip())
     G = parse_group(text, argument=argument)
     return cayley_graph(G, name=text.strip())

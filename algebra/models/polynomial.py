@@ -13,7 +13,9 @@ passed to ``eval``, ``exec`` or ``sympy.sympify``.  The grammar is::
 NUMBER is a decimal integer or a finite decimal (``0.5`` is exactly 1/2);
 NAME is ``[A-Za-z_][A-Za-z0-9_]*``.  Juxtaposition (``2x``) is rejected.
 Exponents are limited to :data:`MAX_EXPONENT` and the number of terms to
-:data:`MAX_TERMS`, the variables to :data:`MAX_VARIABLES`, so hostile input cannot exhaust memory.
+:data:`MAX_TERMS`, the variables to :data:`MAX_VARIABLES` and the term pairs of one product to
+:data:`MAX_PRODUCT_PAIRS` (checked before the product is expanded), so hostile input can exhaust neither memory
+nor time.
 
 A polynomial is represented as a ``dict`` mapping exponent tuples to
 :class:`fractions.Fraction` coefficients, over an explicit tuple of variable
@@ -33,6 +35,7 @@ from algebra.exact.polynomial import MAX_TERMS, Polynomial
 
 __all__ = [
     "MAX_EXPONENT",
+    "MAX_PRODUCT_PAIRS",
     "MAX_TERMS",
     "MAX_TEXT",
     "MAX_VARIABLES",
@@ -49,6 +52,10 @@ MAX_DEPTH = 100
 #: Most distinct variables of one parsed polynomial: exponents are stored densely (terms x variables), so
 #: 5,000 variables of 5,000 terms would be 25 million entries (and the parser quadratic in the variables).
 MAX_VARIABLES = 256
+#: Most term pairs one product may multiply (``len(a) * len(b)``), checked before it is expanded: a product whose
+#: result fits :data:`MAX_TERMS` may still take ``20,000**2`` Fraction products (``(1+x+y)^64 * (1+x+y)^64``
+#: multiplies 4.6 million pairs into 8,385 terms, half a minute).  A million pairs take a few seconds.
+MAX_PRODUCT_PAIRS = 1_000_000
 
 _TOKEN = re.compile(
     r"\s*(?:(?P<num>\d+(?:\.\d+)?)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<op>\*\*|[-+*/^()]))"
@@ -199,14 +206,33 @@ def _pscale(a: dict, c) -> dict:
     return {e: v * c for e, v in a.items()} if c else {}
 
 
+def _top_degrees(a: dict, n: int) -> list:
+    """Each variable's largest exponent in ``a`` (``n`` variables)."""
+    top = [0] * n
+    for e in a:
+        for i, k in enumerate(e):
+            if k > top[i]:
+                top[i] = k
+    return top
+
+
 def _pmul(a: dict, b: dict, parser: _Parser) -> dict:
+    # Both bounds come from the factors, before any term is multiplied: the number of term pairs, and each
+    # variable's degree (the largest of a product's exponents is the sum of the factors' largest).
+    if len(a) * len(b) > MAX_PRODUCT_PAIRS:
+        parser._fail(f"products of at most {MAX_PRODUCT_PAIRS:,} term pairs (MAX_PRODUCT_PAIRS; "
+                     f"this one multiplies {len(a):,} x {len(b):,} terms)")
+    n = max((len(e) for e in (*a, *b)), default=0)
+    top_a, top_b = _top_degrees(a, n), _top_degrees(b, n)
+    if any(x + y > MAX_EXPONENT * 8 for x, y in zip(top_a, top_b)):
+        parser._fail(f"degrees at most {MAX_EXPONENT * 8}")
+    pad = (0,) * n
+    bs = [((e2 + pad)[:n], c2) for e2, c2 in b.items()]
     out: dict = {}
     for e1, c1 in a.items():
-        for e2, c2 in b.items():
-            n = max(len(e1), len(e2))
-            e = _norm(tuple((e1[i] if i < len(e1) else 0) + (e2[i] if i < len(e2) else 0) for i in range(n)))
-            if any(k > MAX_EXPONENT * 8 for k in e):
-                parser._fail(f"degrees at most {MAX_EXPONENT * 8}")
+        e1 = (e1 + pad)[:n]
+        for e2, c2 in bs:
+            e = _norm(tuple(map(int.__add__, e1, e2)))
             s = out.get(e, 0) + c1 * c2
             if s:
                 out[e] = s

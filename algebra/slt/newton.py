@@ -38,13 +38,21 @@ from algebra.slt.formulas import LearningCoefficient
 from algebra.slt.lp import solve_standard_form
 
 __all__ = ["NewtonResult", "newton_rlct", "sum_of_squares", "as_terms", "compact_faces", "plot_newton_polygon",
-           "MAX_VARIABLES"]
+           "MAX_VARIABLES", "MAX_MONOMIALS", "MAX_BOUNDARY_MONOMIALS"]
 
 THEOREM = "Newton polyhedron (Watanabe 2009, Sec. 7.2; Varchenko 1976)"
 
 #: Most variables :func:`newton_rlct` takes: the compact faces grow exponentially with the dimension
 #: (x_1^2 + ... + x_n^2 takes 2 s at n = 20, 7 s at n = 30, minutes beyond).
 MAX_VARIABLES = 20
+#: Most monomials of ``K``: the distance LP and the face LP have three columns per monomial (an exact simplex in
+#: Fractions; 120 monomials take about 2 s).  Refused before the first LP.
+MAX_MONOMIALS = 200
+#: Most monomials on the lower boundary of the polyhedron (those no other monomial divides) when the vertex signs
+#: and the compact faces must be enumerated (``K`` not a sum of positive even monomials): one LP per vertex and
+#: per (face, monomial) pair, each as large as the support.  ``(x+y)^32`` (33 such monomials) takes about 5 s,
+#: ``(x+y)^64`` would take minutes.  Refused before the first LP.
+MAX_BOUNDARY_MONOMIALS = 40
 
 
 @dataclass(frozen=True)
@@ -228,6 +236,17 @@ def sum_of_squares(generators: Sequence[Mapping]) -> dict:
 
 
 # ------------------------------------------------------------------ LPs
+
+
+def _undivided(points: list[tuple]) -> int:
+    """How many of ``points`` no other point lies below (componentwise): only these can be on a compact face.
+
+    Examples
+    --------
+    >>> _undivided([(2, 0), (1, 1), (0, 2), (2, 2)])
+    3
+    """
+    return sum(1 for p in points if not any(q != p and all(a <= b for a, b in zip(q, p)) for q in points))
 
 
 def _distance(points: list[tuple], v: Sequence[int]):
@@ -504,6 +523,9 @@ def newton_rlct(K: Any, *, prior_exponents: Sequence[int] | None = None, variabl
         raise InputError("K", "0", "a nonzero polynomial in at least one variable")
     if n > MAX_VARIABLES:  # the compact faces are enumerated: refused before the first LP
         raise InputError("K", f"a polynomial in {n} variables", f"at most {MAX_VARIABLES} variables (MAX_VARIABLES)")
+    if len(terms) > MAX_MONOMIALS:  # each LP has three columns per monomial: refused before the first
+        raise InputError("K", f"a polynomial with {len(terms)} monomials",
+                         f"at most {MAX_MONOMIALS} monomials (MAX_MONOMIALS)")
     support = tuple(sorted(terms.items(), reverse=True))
     text = _poly_text(names, sorted(terms.items(), reverse=True))
     if any(sum(e) == 0 for e in terms):
@@ -518,6 +540,12 @@ def newton_rlct(K: Any, *, prior_exponents: Sequence[int] | None = None, variabl
     points = sorted(terms)
     # A sum of positive even monomials is positive on the torus, and so is every face polynomial.
     positive_even = all(c > 0 and all(k % 2 == 0 for k in e) for e, c in terms.items())
+    if not positive_even:  # vertex signs and compact faces are enumerated: bounded before the first LP
+        boundary = _undivided(points)
+        if boundary > MAX_BOUNDARY_MONOMIALS:
+            raise InputError("K", f"a polynomial with {boundary} monomials on its Newton boundary",
+                             f"at most {MAX_BOUNDARY_MONOMIALS} monomials that no other monomial divides "
+                             "(MAX_BOUNDARY_MONOMIALS), unless every term is positive with even exponents")
     # Vertices must carry positive coefficients and even exponents, or K < 0 somewhere near 0.
     for j in range(0 if positive_even else len(points)):
         face = _minimal_face(points, n, None, [j], compact=True)

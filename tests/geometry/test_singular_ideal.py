@@ -206,7 +206,7 @@ def test_hilbert_numerator_counts_standard_monomials(gens, n):
 
 @pytest.mark.parametrize("gens, kwargs, argument", [
     (["x^7 - y"], {}, "--ideal"),
-    (["a+b+c+d+e+f+g"], {}, "--variables"),
+    (["a+b+c+d+e+f+g"], {}, "--ideal"),  # no --variables given: the generators are blamed
     (["x"] * 7, {}, "--ideal"),
     (["x^2 - y^3"], {"codim": 3}, "--codim"),
     (["__import__('os')"], {}, "generator 1"),
