@@ -72,6 +72,15 @@ CLI = [
     (["rlct", "ideal", "x*y", "--variables", "x"], "generators"),
     (["singular", "--ideal", "x*"], "--ideal"),
     (["singular", "--ideal", "a+b+c+d+e+f+g"], "--ideal"),  # no --variables given: it is not the one blamed
+    # grokking run directories: a junk params.csv or checkpoint is refused naming the directory's option
+    (["grok", "llc", "{tmp}/junkrun"], "RUN"),
+    (["grok", "dim", "{tmp}/junkrun", "--epoch", "0"], "RUN"),
+    (["grok", "report", "{tmp}/badp"], "RUN"),
+    (["grok", "train", "--preset", "tiny", "--out", "{tmp}/junkrun"], "--out"),
+    (["grok", "dim", "{tmp}/junkck", "--epoch", "0"], "RUN"),
+    (["grok", "llc", "{tmp}/junkck"], "RUN"),
+    (["grok", "train", "--preset", "tiny", "--out", "{tmp}/afile/run"], "--out"),
+    (["grok", "dim", "--p", "7", "--width", "2", "--max-memory", "\u0668G"], "--max-memory"),
 ]
 
 # hostile spellings of an integer, of a real, of a memory size
@@ -120,6 +129,18 @@ def _fixtures(tmp) -> None:
     import numpy as np
 
     (tmp / "afile").write_text("not a directory\n")
+    from algebra.grokking.runs import TrainConfig, train
+
+    (tmp / "junkrun").mkdir()
+    (tmp / "junkrun" / "params.csv").write_text("name,value\nfoo,1\n")  # was KeyError: 'p'
+    for name, edit in (("junkck", None), ("badp", "p")):
+        train(tmp / name, TrainConfig(p=3, width=2, train_fraction=1.0, epochs=2, checkpoint_every=1))
+        if edit is None:
+            for f in (tmp / name / "checkpoints").glob("*.npz"):
+                f.write_bytes(b"junk")
+        else:
+            text = (tmp / name / "params.csv").read_text()
+            (tmp / name / "params.csv").write_text(text.replace("\np,3", "\np,abc"))
     np.savez(tmp / "ok.npz", Q=np.eye(2), K=np.array([[1.0, 2.0], [0.5, 1.0]]))
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from math import prod
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -518,7 +519,15 @@ def _run_proximity_cnn(args) -> int:
     sub = _cnn_model(args)
     if not sub.inactive:
         raise InputError("--inactive", args.inactive, "at least one LAYER:CHANNEL pair")
-    res = cnn_proximity(sub.full(), sub.inactive, seed=args.seed, prime=args.prime)
+    try:
+        res = cnn_proximity(sub.full(), sub.inactive, seed=args.seed, prime=args.prime)
+    except InputError as exc:  # the network is too large: name the largest of the sizes the user typed
+        if exc.argument != "model":
+            raise
+        sizes = {"--input": (prod(sub.input_shape), args.input), "--channels": (max(sub.channels), args.channels),
+                 "--dense": (sub.dense or 0, args.dense)}
+        option = max(sizes, key=lambda k: sizes[k][0])
+        raise InputError(option, sizes[option][1], exc.allowed) from None
     print(json.dumps(res.to_json(), indent=2) if args.json else render(res))
     return 0
 

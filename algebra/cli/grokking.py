@@ -42,7 +42,8 @@ from algebra.cli.args import (
     integer,
     integer_arg,
     nonnegative_arg,
-    parse_memory,
+    memory_arg,
+    output_directory_arg,
     sweep_options,
 )
 from algebra.engine.dimension import DEFAULT_MAX_MEMORY
@@ -151,7 +152,8 @@ def _train(args) -> int:
 
     cfg = _config(args)
     _run_directory(args.out)
-    already = Path(args.out, "status.json").exists() and load_run(args.out).finished
+    earlier = Path(args.out, "params.csv").exists() or Path(args.out, "status.json").exists()
+    already = earlier and load_run(args.out, argument="--out").finished  # a junk earlier run: refused naming --out
     run = train(args.out, cfg, progress=not args.quiet)
     rows = run.loss_data()
     last = rows[-1]
@@ -172,6 +174,11 @@ def _llc(args) -> int:
     cal = CalibrationSettings() if args.full_calibration else FAST
     # in this process unless --workers or --scheduler ask for Dask
     scheduler = args.scheduler or ("serial" if args.workers is None else None)
+    from algebra.grokking.runs import load_run
+
+    run = load_run(args.run)  # params.csv and every checkpoint read here: a junk one is refused naming RUN
+    for epoch in run.checkpoints():
+        run.theta(epoch)
     rows = evaluate_run(args.run, every=args.every, calibrated_every=args.calibrated_every,
                         jacobian_every=args.jacobian_every, seed=args.seed, calibration=cal,
                         progress=not args.quiet, scheduler=scheduler, workers=args.workers)
@@ -437,7 +444,7 @@ def register(subparsers) -> None:
     t = sub.add_parser("train", help="train or resume a run directory")
     _add_hyper(t)
     t.add_argument("--backend", choices=("numpy", "torch"), default=None)
-    t.add_argument("--out", required=True, help="run directory")
+    t.add_argument("--out", required=True, type=output_directory_arg("--out"), help="run directory")
     add_progress_options(t, legacy=("--progress",))
     t.add_argument("--json", action="store_true")
     t.set_defaults(handler=_train)
@@ -456,7 +463,7 @@ def register(subparsers) -> None:
 
     s = sub.add_parser("sweep", help="grid of runs as Dask tasks, gathered into sweep.csv")
     _add_hyper(s, lists=True)
-    s.add_argument("--out", required=True, help="sweep directory")
+    s.add_argument("--out", required=True, type=output_directory_arg("--out"), help="sweep directory")
     s.add_argument("--llc", choices=("none", "final", "trajectory"), default="none")
     s.add_argument("--llc-every", type=integer_arg("--llc-every"), default=4)
     s.add_argument("--exact", action="store_true", help="add the certified data dimension per run")
@@ -468,7 +475,7 @@ def register(subparsers) -> None:
 
     r = sub.add_parser("report", help="figures and a table for runs or sweeps")
     r.add_argument("runs", nargs="+", metavar="RUN")
-    r.add_argument("--out", default=None, help="directory for the figures (default: each run's directory)")
+    r.add_argument("--out", default=None, type=output_directory_arg("--out"), help="directory for the figures (default: each run's directory)")
     r.add_argument("--exact", action="store_true", help="draw the certified data lambda")
     r.add_argument("--json", action="store_true")
     r.set_defaults(handler=_report)
@@ -485,7 +492,7 @@ def register(subparsers) -> None:
     d.add_argument("--seed", type=integer_arg("--seed"), default=None)
     d.add_argument("--lazy", action="store_true", help="add Theorem 5.2 / Corollary 5.3")
     d.add_argument("--no-coefficient-space", action="store_true")
-    d.add_argument("--max-memory", type=parse_memory, default=DEFAULT_MAX_MEMORY, metavar="BYTES",
+    d.add_argument("--max-memory", type=memory_arg("--max-memory"), default=DEFAULT_MAX_MEMORY, metavar="BYTES",
                    help="refuse above this predicted peak memory (suffixes K, M, G; default 16G)")
     d.add_argument("--json", action="store_true")
     d.set_defaults(handler=_dim)

@@ -167,6 +167,18 @@ def subnetwork_point(model: CNN, inactive: dict, rng: np.random.Generator, *, bo
     return theta
 
 
+def _refuse_jacobian(model: CNN) -> None:
+    """Refuse (``InputError`` naming ``model``), before the subnetwork or any Jacobian is built, a network whose
+    certified dimension needs a Jacobian above :data:`~algebra.engine.MAX_JACOBIAN_ENTRIES`: at least
+    ``min(ambient, P + 4 outputs)`` rows of ``P`` columns (the engine's own least size)."""
+    P = model.parameter_count
+    rows = min(model.ambient_dimension(), P + 4 * model.n_outputs)
+    if rows * P > MAX_JACOBIAN_ENTRIES:
+        raise InputError("model", f"a CNN with {P:,} parameters",
+                         f"a smaller network: its dimension needs a Jacobian of {rows:,} x {P:,} = {rows * P:,} "
+                         f"entries or more, above MAX_JACOBIAN_ENTRIES = {MAX_JACOBIAN_ENTRIES:,}")
+
+
 def differential_rank(model: CNN, theta, *, target: int, seed: int = 0, prime: int = DEFAULT_PRIME,
                       columns=None) -> tuple:
     """``(rank, samples)``: rank modulo ``prime`` of ``J(theta)`` (or of its ``columns``) on generic inputs.
@@ -265,6 +277,7 @@ def cnn_proximity(model: CNN, inactive: dict, *, seed: int = 0, prime: int = DEF
     .. [1] The proximity-bias paper (seed of this toolkit), Proposition 2.4, Theorem 3.4, Lemma B.8 and Appendix C (Figure 6).
     """
     check_submodel(model, inactive, CNN, "a CNN", "channel")
+    _refuse_jacobian(model)
     t0 = time.perf_counter()
     spec = model.spec()
     sub = CNN(model.input_shape, model.filters, channels=model.channels, strides=model.strides,

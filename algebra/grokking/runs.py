@@ -48,6 +48,7 @@ import io
 import json
 import math
 import time
+import zipfile
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
@@ -255,6 +256,7 @@ class Run:
     path: Path
     config: TrainConfig
     status: dict
+    argument: str = "RUN"  # the option or positional that named the directory (refusals name it)
 
     @property
     def finished(self) -> bool:
@@ -271,8 +273,18 @@ class Run:
         f = self.path / "checkpoints" / f"epoch_{epoch:07d}.npz"
         if not f.exists():
             raise InputError("epoch", epoch, f"an epoch with a checkpoint in {self.path}")
-        with np.load(f) as z:
-            return z["theta"].copy()
+        allowed = f"a run directory whose checkpoints hold a 1-D finite float array 'theta' (made by `grok train`)"
+        try:
+            with np.load(f, allow_pickle=False) as z:
+                theta = z["theta"]
+                if theta.ndim != 1 or theta.dtype.kind != "f":
+                    raise ValueError("not a 1-D float array")
+                theta = theta.copy()
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+            raise InputError(self.argument, str(self.path), f"{allowed}; {f.name}: {exc}"[:400]) from None
+        if not np.isfinite(theta).all():
+            raise InputError(self.argument, str(self.path), f"{allowed}; {f.name} has non-finite entries")
+        return theta
 
     def loss_data(self) -> list:
         return read_loss_data(self.path / "loss_data.csv")
@@ -291,13 +303,21 @@ def checkpoint_key(row) -> str:
     return row["_key"] if "_key" in row else f"{Path(row['run']).name}|{row['epoch']}"
 
 
-def load_run(path) -> Run:
+def load_run(path, *, argument: str = "RUN") -> Run:
     """Open an existing run directory.
+
+    Parameters
+    ----------
+    path : str or Path
+        The run directory.
+    argument : str
+        The option or positional that named it (``RUN``, ``--out``): every refusal names it.
 
     Raises
     ------
     InputError
-        If ``path`` is not a run directory (no ``params.csv``).
+        If ``path`` is not a run directory (no ``params.csv``), or its ``params.csv`` is not one ``grok train``
+        writes (unreadable, a field missing or out of range).
 
     Examples
     --------
@@ -310,13 +330,31 @@ def load_run(path) -> Run:
     Traceback (most recent call last):
     ...
     algebra.errors.InputError: invalid RUN='...': expected a run directory containing params.csv (made by `grok train`)
+    >>> _ = (d / "r" / "params.csv").write_text("name,value\\nwidth,2\\n")
+    >>> load_run(d / "r")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid RUN='.../r': expected a run directory whose params.csv ... (no field 'p')
     """
     path = Path(path)
     if not (path / "params.csv").exists():
-        raise InputError("RUN", str(path), "a run directory containing params.csv (made by `grok train`)")
-    cfg = _config_from_params(_read_params(path / "params.csv"))
+        raise InputError(argument, str(path), "a run directory containing params.csv (made by `grok train`)")
+    allowed = "a run directory whose params.csv is one `grok train` writes"
+    try:
+        params = _read_params(path / "params.csv")
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise InputError(argument, str(path), f"{allowed} (unreadable: {exc})"[:400]) from None
+    missing = next((f.name for f in fields(TrainConfig) if f.name not in params), None)
+    if missing is not None:
+        raise InputError(argument, str(path), f"{allowed} (no field {missing!r})")
+    try:
+        cfg = _config_from_params(params).validated()
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise InputError(argument, str(path), f"{allowed} ({exc})"[:400]) from None
+    except InputError as exc:
+        raise InputError(argument, str(path), f"{allowed} ({exc.argument}={exc.value!r}: {exc.allowed})") from None
     status = _read_status(path)
-    return Run(path, cfg, status)
+    return Run(path, cfg, status, argument)
 
 
 def task_losses(task: ModularAddition, width: int):
