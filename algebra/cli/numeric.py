@@ -21,7 +21,8 @@ import json
 import os
 
 from algebra.cli._llc import EXIT_STATUS, LLC_FLAGS, add_llc_options, flag_names, llc_settings, print_llc
-from algebra.cli.args import add_sweep_options, generators_named, output_directory_arg, nonnegative_arg, parse_widths, positive_arg, sweep_options
+from algebra.cli.args import (add_sweep_options, generators_named, nonnegative_arg, output_directory_arg, parse_widths,
+                              positive_arg, real_arg, sweep_options)
 from algebra.cli.graph import register_llc_graph
 from algebra.errors import InputError
 
@@ -96,6 +97,35 @@ def _run_suite(args) -> int:
     return 0 if summary["targets_met"] else 1
 
 
+def _run_check_settings(args) -> int:
+    """``llc check-settings``: :func:`algebra.check_settings` on exact twins; one line per twin."""
+    from algebra.numeric.own_network import check_settings
+
+    widths = parse_widths(args.widths)
+    flags = {"nbeta": "--nbeta", "gamma": "--gamma", "step_size": "--step-size", "batch_size": "--batch-size",
+             "draws": "--draws", "chains": "--chains", "n": "--n", "twins": "--twins", "seed": "--seed",
+             "module_or_widths": "--widths"}
+    with flag_names(flags):
+        out = check_settings(widths, nbeta=args.nbeta, gamma=args.gamma, step_size=args.step_size,
+                             batch_size=args.batch_size, draws=args.draws, chains=args.chains, n=args.n,
+                             seed=args.seed, twins=args.twins)
+    if args.json:
+        print(json.dumps(out, indent=2, default=float))
+        return 0
+    s = out["settings"]
+    print(f"settings: nbeta={s['nbeta']:g} gamma={s['gamma']:g} step_size={s['step_size']:g} "
+          f"batch_size={s['batch_size']} draws={s['draws']} chains={s['chains']} (plain SGLD, no warm-up), "
+          f"on deep linear twins of widths {','.join(map(str, widths))} with n={s['n']}")
+    print(f"{'twin':>4}  {'rank':>4}  {'exact':>8}  {'estimate +- se':>20}  {'rel. error':>10}  {'Laplace':>9}  "
+          f"{'R-hat':>6}  divergent")
+    for r in out["rows"]:
+        print(f"{r['twin']:>4}  {r['rank']:>4}  {r['exact']:>8}  {r['estimate']:>11.4g} +- {r['stderr']:<7.3g}  "
+              f"{100 * r['relative_error']:>+9.1f}%  {r['laplace']:>9.4g}  {r['rhat']:>6.3f}  {r['divergent']}")
+    print(f"bias of these settings: {100 * out['bias']:+.1f}% +- {100 * out['bias_stderr']:.1f}% (mean relative "
+          "error over the twins); Laplace: the Gaussian prediction at these settings")
+    return 0
+
+
 def register(subparsers) -> None:
     llc = subparsers.add_parser(
         "llc", help="sampled local learning coefficient vs exact value", epilog=EXIT_STATUS,
@@ -154,6 +184,28 @@ def register(subparsers) -> None:
     p.set_defaults(handler=lambda a: _run_family("poly", tuple(a.generators), a))
 
     register_llc_graph(sub)  # `llc graph` (issue 13, graph attention)
+
+    p = sub.add_parser("check-settings", help="run given SGLD settings on exact deep linear twins: their bias",
+                       description="Run devinterp-style SGLD settings (plain SGLD, w <- w - eps/2 (nbeta grad L_b + "
+                                   "gamma (w - w*)) + sqrt(eps) xi) on deep linear networks of the given widths at "
+                                   "rank-deficient teachers with noiseless data, where Aoyagi's formula gives the "
+                                   "exact learning coefficient; print each twin's relative error and the Laplace "
+                                   "prediction at the settings (algebra.check_settings).",
+                       epilog="exit status: 0 when it ran, 2 on bad input")
+    p.add_argument("--widths", required=True, help="layer widths d0,d1,...,dL of the twins")
+    p.add_argument("--nbeta", type=real_arg("--nbeta", low=0, low_open=True), required=True,
+                   help="inverse temperature times n (devinterp's nbeta)")
+    p.add_argument("--gamma", type=real_arg("--gamma", low=0), required=True, help="localization strength")
+    p.add_argument("--step-size", dest="step_size", type=real_arg("--step-size", low=0, low_open=True),
+                   required=True, help="SGLD step size epsilon")
+    p.add_argument("--batch-size", dest="batch_size", type=positive_arg("--batch-size"), required=True)
+    p.add_argument("--draws", type=positive_arg("--draws"), required=True, help="draws per chain")
+    p.add_argument("--chains", type=positive_arg("--chains"), default=4, help="chains (default 4, at least 2)")
+    p.add_argument("--n", type=positive_arg("--n"), required=True, help="samples per twin")
+    p.add_argument("--twins", type=positive_arg("--twins"), default=2, help="independent twins (default 2)")
+    p.add_argument("--seed", type=nonnegative_arg("--seed"), default=0)
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(handler=_run_check_settings)
 
     p = sub.add_parser("suite", help="run the calibration or the validation suite; writes table and figures",
                        epilog="exit status: 0 when the suite meets its accuracy targets, 1 when it does not, "

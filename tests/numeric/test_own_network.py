@@ -137,7 +137,8 @@ def test_non_minimum_is_suspect_with_that_reason_first():
 
 def test_recorded_step_and_gathered_reference_give_the_eager_draws():
     """The step replayed from its recorded graph, with L_b(w*) gathered from per-sample losses at w*, gives the
-    draws of the eager step that evaluates L_b(w*) by a forward pass (noisy targets: L_b(w*) != 0)."""
+    draws of the eager step that evaluates L_b(w*) by a forward pass (noisy targets: L_b(w*) != 0), both while
+    the preconditioner adapts and once it is frozen."""
     from algebra.numeric.own_network import _Sampler
 
     net, X, _, _ = exact_twin([4, 3, 4], 300, seed=2)
@@ -151,7 +152,33 @@ def test_recorded_step_and_gathered_reference_give_the_eager_draws():
         else:
             assert s.data.star_losses is not None
         ch = s.start()
-        runs.append(ch.run(1e-3, 150, adapt=True)[0])
-        assert eager or (s.step.fallback is None and len(s.step.traces) == 1)
-    assert runs[0].shape == (3, 150) and np.all(runs[0] != 0)
+        runs.append(np.concatenate([ch.run(1e-3, 100, adapt=True)[0], ch.run(1e-3, 70, adapt=False)[0]], axis=1))
+        assert eager or (s.step.fallback is None and len(s.step.traces) == 2)  # adapting and frozen
+    assert runs[0].shape == (3, 170) and np.all(runs[0] != 0)
     np.testing.assert_allclose(runs[0], runs[1], rtol=1e-8, atol=1e-12)
+
+
+def test_cli_check_settings_prints_each_twin_and_refuses_bad_options(capsys):
+    from algebra.cli import main
+
+    argv = ["llc", "check-settings", "--widths", "3,2,3", "--nbeta", "50", "--gamma", "1", "--step-size", "1e-3",
+            "--batch-size", "32", "--draws", "40", "--chains", "3", "--n", "300", "--seed", "5"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    lib = algebra.check_settings([3, 2, 3], nbeta=50.0, gamma=1.0, step_size=1e-3, batch_size=32, draws=40, chains=3,
+                                 n=300, seed=5)
+    twin_lines = [line.split() for line in text.splitlines() if line.split() and line.split()[0] in ("0", "1")]
+    assert [int(t[0]) for t in twin_lines] == [0, 1]
+    for r, t in zip(lib["rows"], twin_lines):  # the library's relative error and Laplace value, as printed
+        assert t[2] == "7/2" and t[6] == f"{100 * r['relative_error']:+.1f}%" and t[7] == f"{r['laplace']:.4g}"
+    assert main(argv + ["--json"]) == 0
+    assert [r["estimate"] for r in __import__("json").loads(capsys.readouterr().out)["rows"]] == [
+        r["estimate"] for r in lib["rows"]]
+    for flag, value in (("--chains", "1"), ("--draws", "4"), ("--widths", "3")):
+        i = argv.index(flag) if flag in argv else None
+        bad = argv[:i + 1] + [value] + argv[i + 2:]
+        assert main(bad) == 2
+        assert flag in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(argv[:argv.index("--nbeta") + 1] + ["-5"] + argv[argv.index("--nbeta") + 2:])
+    assert "--nbeta" in capsys.readouterr().err
