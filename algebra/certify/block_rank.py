@@ -107,7 +107,8 @@ def judge_data_dimension(claim, seed: int, source: dict) -> tuple:
     verdict, note = verdict_for(claim.relation, claim.claimed, lo, hi), e.note
     if verdict == "refuted":
         note = (f"the data dimension on the {n} training pairs is {lo}" if lo == hi else
-                f"{lo} <= data dimension <= {hi}") + f", not {claim.claimed}"
+                f"{lo} <= data dimension <= {hi}") + f" (at most p (N - 1) = {claim.p * (n - 1)} at every point), " \
+            f"not {claim.claimed}"
     if failed and verdict == "confirmed":
         verdict, note = "hypothesis fails", f"false hypothesis: {'; '.join(failed)}"
     proven = f"dim = {lo}" if lo == hi else f"dim >= {lo}"

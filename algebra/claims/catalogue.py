@@ -18,6 +18,7 @@ __all__ = ["STATED", "FOUND", "claims"]
 
 #: The claim lists the papers state, in index order.
 STATED = (proximity.submodel_claims, proximity.cnn_claims, grokking.quadratic_claims, grokking.lambda_claims,
+          grokking.paper_size_claims,
           grokking.basin_claims, grokking.sgld_premise_claims, graph_attention.query_key_claims,
           graph_attention.design_claims, graph_attention.lemma1_claims, softmax_attention.approximation_rank_claims)
 #: The claim lists the geometry sweeps find (secant, singular locus), after the stated ones.
