@@ -49,9 +49,10 @@ HELDOUT = [
     ("h4", (20, 30, 30, 30, 20), 2, 8000, "float32", 14),
     ("h5", (50, 60, 40), 6, 10000, "float64", 15),
     ("h6", (80, 100, 80), 8, 10000, "float32", 16),
-    ("h7", (200, 250, 200), 10, 10000, "float32", 17),
 ]
-SETS = {"design": DESIGN, "heldout": HELDOUT}
+# P = 10^5 (the speed target): run on its own, after the held-out set, when the machine time allows
+SCALE = [("s1", (200, 250, 200), 10, 10000, "float32", 17)]
+SETS = {"design": DESIGN, "heldout": HELDOUT, "scale": SCALE}
 STEP_MODELS = [("P~1e3", (20, 25, 20)), ("P~1e4", (50, 100, 50)), ("P~1e5", (200, 250, 200))]
 
 
@@ -216,6 +217,9 @@ def cmd_report(a) -> int:
                   + _summary(rows), ""] + _table(rows) + [""]
     rows = _load("heldout")
     lines += ["**Held-out set, frozen procedure**: " + _summary(rows), ""] + _table(rows) + [""]
+    scale = _load("scale")
+    if scale:
+        lines += ["**Scale row (P = 10^5), frozen procedure**:", ""] + _table(scale) + [""]
     sp = os.path.join(OUT, "steps.json")
     if os.path.exists(sp):
         st = json.load(open(sp))
