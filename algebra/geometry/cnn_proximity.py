@@ -170,9 +170,15 @@ def subnetwork_point(model: CNN, inactive: dict, rng: np.random.Generator, *, bo
 def _refuse_jacobian(model: CNN) -> None:
     """Refuse (``InputError`` naming ``model``), before the subnetwork or any Jacobian is built, a network whose
     certified dimension needs a Jacobian above :data:`~algebra.engine.MAX_JACOBIAN_ENTRIES`: at least
-    ``min(ambient, P + 4 outputs)`` rows of ``P`` columns (the engine's own least size)."""
+    ``min(ambient, P + 4 outputs)`` rows of ``P`` columns (the engine's own least size).  The ambient count is
+    bracketed first from the shapes (:meth:`~algebra.models.cnn.CNN.ambient_bounds`), so a network refused (or
+    accepted) by its bounds never builds its receptive fields (one per input position)."""
     P = model.parameter_count
-    rows = min(model.ambient_dimension(), P + 4 * model.n_outputs)
+    cap = P + 4 * model.n_outputs
+    low, high = model.ambient_bounds()
+    if min(high, cap) * P <= MAX_JACOBIAN_ENTRIES:
+        return
+    rows = min(low, cap) if min(low, cap) * P > MAX_JACOBIAN_ENTRIES else min(model.ambient_dimension(), cap)
     if rows * P > MAX_JACOBIAN_ENTRIES:
         raise InputError("model", f"a CNN with {P:,} parameters",
                          f"a smaller network: its dimension needs a Jacobian of {rows:,} x {P:,} = {rows * P:,} "

@@ -526,6 +526,45 @@ class CNN(Model):
             self._ambient = fallback if support is None else min(support, fallback)
         return self._ambient
 
+    def ambient_bounds(self) -> tuple:
+        """``(low, high)`` with ``low <= ambient_dimension() <= high``, from the shapes alone (no receptive field,
+        no monomial is built: nothing proportional to the input positions), for refusing a network before
+        :meth:`ambient_dimension` builds one field per position.
+
+        ``high`` is the receptive-field count of :meth:`ambient_dimension` with each field bounded by its span
+        (``end_to_end_filter_size`` per axis; with a dense layer, the inputs the outputs reach).  ``low``: when
+        every activation has degree >= 1, the support holds the pure power ``x^deg`` of every input variable a
+        field reads (a convolution keeps its taps' monomials, an activation raises them to its top degree), and
+        the fields read at least ``c_0`` x (taps of the first filter) inputs (without a dense layer, per last
+        channel) or ``c_0`` x (output positions) inputs (with one: each output position has its own first input);
+        ``low = 1`` otherwise.
+
+        Examples
+        --------
+        >>> fig6 = CNN(3, [2], activations="t^2", dense=1)
+        >>> fig6.ambient_bounds(), fig6.ambient_dimension()
+        ((2, 6), 5)
+        >>> CNN(10**6, [3], channels=(1, 2), dense=1).ambient_bounds()[0]   # one variable per output position at least
+        999998
+        """
+        nd = len(self.input_shape)
+        c0 = self.channels[0]
+        steps, spans = [1] * nd, [0] * nd
+        for d in range(nd):
+            spans[d] = end_to_end_filter_size([k[d] for k in self.filters], [s[d] for s in self.strides])
+            steps[d] = prod(s[d] for s in self.strides)
+        if self.dense:
+            reach = prod(min(n, (o - 1) * st + sp) for n, o, st, sp in zip(self.input_shape, self.output_shape, steps, spans))
+            high = self.dense * monomial_count(c0 * reach, self.degree, homogeneous=self.homogeneous)
+        else:
+            high = self.effective_channels[-1] * monomial_count(c0 * prod(spans), self.degree, homogeneous=self.homogeneous)
+        raised = all(len(cs) >= 2 and cs[-1] != 0 for cs in self.activations)
+        if not raised or self.degree < 1:
+            return 1, high
+        low = self.dense * c0 * prod(self.output_shape) if self.dense else \
+            self.effective_channels[-1] * c0 * prod(self.filters[0])
+        return min(low, high), high
+
     def _support_size(self) -> int | None:
         """Number of monomials of the template (or of the dense outputs); ``None`` above :data:`MAX_SUPPORT`."""
         nd = len(self.input_shape)

@@ -191,3 +191,24 @@ def test_proximity_cnn_command(capsys, tmp_path):
                  "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["cases"] == 3 and (tmp_path / "cnn_proximity.md").exists()
+
+
+def test_too_large_network_refused_before_its_receptive_fields():
+    # the ambient count is bracketed from the shapes: the refusal builds no field per input position
+    # (it built a million frozensets first: ~600 MiB traced, 1.35 GiB resident)
+    import tracemalloc
+
+    from algebra.errors import InputError
+    from algebra.geometry.cnn_proximity import cnn_proximity
+    from algebra.models.cnn import CNN
+
+    model = CNN(10**6, [3], channels=(1, 2), dense=1)
+    tracemalloc.start()
+    try:
+        with pytest.raises(InputError) as exc:
+            cnn_proximity(model, {1: [0]})
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert exc.value.argument == "model" and "MAX_JACOBIAN_ENTRIES" in exc.value.allowed
+    assert peak < 16 * 2**20, f"{peak / 2**20:.0f} MiB traced before the refusal"

@@ -470,3 +470,30 @@ def test_dim_cnn_bad_input_exits_2_naming_the_argument(argv, argument, capsys):
     except SystemExit as exc:  # argparse's own type errors
         rc, err = exc.code, capsys.readouterr().err
     assert rc == 2 and f"invalid {argument}=" in err
+
+
+def test_ambient_bounds_bracket_the_count_on_random_networks():
+    # the cheap (low, high) a refusal reads before any receptive field is built must bracket the exact count
+    import random
+
+    from algebra.models.cnn import CNN
+
+    rng = random.Random(7)
+    checked = 0
+    for _ in range(150):
+        nd, L = rng.choice((1, 2)), rng.randint(1, 3)
+        shape = tuple(rng.randint(4, 9) for _ in range(nd))
+        filters = [tuple(rng.randint(1, 3) for _ in range(nd)) for _ in range(L)]
+        strides = [tuple(rng.randint(1, 2) for _ in range(nd)) for _ in range(L)]
+        dense = rng.choice((None, 1, 2))
+        acts = ";".join(rng.choice(("t^2", "t+t^2", "t^3", "t", "2", "t^2+1")) for _ in range(L if dense else L - 1))
+        one = (lambda v: v if nd == 2 else v[0])
+        try:
+            m = CNN(one(shape), [one(f) for f in filters], channels=tuple(rng.randint(1, 2) for _ in range(L + 1)),
+                    strides=[one(s) for s in strides], activations=acts or "t^2", dense=dense, bias=rng.random() < 0.3)
+        except InputError:
+            continue
+        low, high = m.ambient_bounds()
+        assert low <= m.ambient_dimension() <= high, (shape, filters, strides, dense, acts)
+        checked += 1
+    assert checked > 50
