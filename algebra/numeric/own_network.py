@@ -711,9 +711,11 @@ class _Sampler:
         W = self.flat.star.unsqueeze(0).repeat(self.chains, 1)
         return _Chains(self, noise, W, V=None if V is None else V.clone())
 
-    def run(self, eps, warmup, draws, *, V=None, adaptive=True, thin=1) -> tuple:
+    def run(self, eps, warmup, draws, *, V=None, adaptive=True, thin=1, burn=None) -> tuple:
         """Warm-up (preconditioner adapting), then draws in blocks until the diagnostics hold (``adaptive``);
-        ``thin`` keeps every ``thin``-th of ``draws`` steps."""
+        ``thin`` keeps every ``thin``-th of ``draws`` steps; ``burn`` (default :data:`BURN`) of the draws is
+        discarded."""
+        burn = BURN if burn is None else burn
         ch = self.start(V)
         ch.run(eps, warmup, adapt=True, bar=self.bar)
         parts, bads = [], []
@@ -729,7 +731,7 @@ class _Sampler:
             bad = np.max(np.stack([np.where(b >= 0, b + total - d.shape[1], -1) for b in bads]), axis=0)
             # the first BURN of the draws is the chains' relaxation from w* (flat and singular directions relax
             # slowly): the estimate and its diagnostics use the rest, as split R-hat's convention
-            cut = int(BURN * total)
+            cut = int(burn * total)
             s = _summary(diffs[:, cut:], bad, self.nbeta)
             s["burn"] = cut
             if not adaptive or total >= MAX_DRAWS or (s["rhat"] <= RHAT_MAX and s["ess"] >= ESS_MIN):
@@ -753,7 +755,7 @@ def _fixed_step_llc(module, loss_fn, data, *, nbeta, gamma, step_size, batch_siz
     """One run at given settings (no search): devinterp-style SGLD; the summary dict."""
     s = _Sampler(module, loss_fn, data, batch_size=batch_size, device=device, seed=seed, chains=chains,
                  nbeta=nbeta, gamma=gamma, precondition=precondition, bar=None)
-    out, _ = s.run(step_size, warmup, draws, adaptive=False)
+    out, _ = s.run(step_size, warmup, draws, adaptive=False, burn=0.0)  # the user's settings: every draw kept
     return out
 
 
