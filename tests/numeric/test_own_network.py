@@ -182,3 +182,23 @@ def test_cli_check_settings_prints_each_twin_and_refuses_bad_options(capsys):
     with pytest.raises(SystemExit):
         main(argv[:argv.index("--nbeta") + 1] + ["-5"] + argv[argv.index("--nbeta") + 2:])
     assert "--nbeta" in capsys.readouterr().err
+
+
+def test_lanczos_quadrature_agrees_with_the_dense_spectrum(monkeypatch):
+    """Above DENSE_MAX the Laplace value, rank and extreme eigenvalues come from Lanczos probes; on a twin small
+    enough for the dense Hessian both routes are compared (the quadrature within 4 of its standard errors)."""
+    from algebra.numeric import own_network as on
+    from algebra.numeric.torch_backend import TorchModel
+
+    net, X, Y, lam = exact_twin([10, 12, 8], 400, seed=3, rank=2)
+    tm = TorchModel(net, half_squared_error, (X, Y))
+    nbeta, gamma = 400 / np.log(400), 0.5
+    dense = on._curvature(tm, nbeta, gamma, 0)
+    monkeypatch.setattr(on, "DENSE_MAX", 10)
+    slq = on._curvature(tm, nbeta, gamma, 0)
+    assert dense["spectrum"]["method"] == "dense" and slq["spectrum"]["method"] == "slq"
+    assert abs(slq["laplace"] - dense["laplace"]) <= 4 * slq["laplace_stderr"] + 1e-9
+    assert slq["top"] == pytest.approx(dense["top"], rel=1e-6)  # the largest Ritz value converges first
+    assert slq["lowest"] >= dense["lowest"] - 1e-9  # a Ritz value never passes the spectrum's end
+    assert abs(slq["spectrum"]["rank_estimate"] - dense["spectrum"]["rank"]) <= 0.25 * dense["spectrum"]["rank"]
+    assert np.all(slq["diag"] >= 0) and slq["diag"].shape == dense["diag"].shape
