@@ -51,6 +51,9 @@ CLI = [
     (["dim", "mlp", "--widths", "2,2,1", "--mode", "sample", "--samples", "1000000000"], "--samples"),
     (["dim", "cnn", "--input", "1000000", "--filters", "3"], "--input"),
     (["llc", "graph", "--graph", "cyclic:4", "--d", "1000", "--k", "1", "--r", "1", "--fast"], "--d"),
+    # the ambient count bracketed from the shapes: no receptive field per input position (was 1.35 GiB RSS)
+    (["proximity", "cnn", "--input", "1000000", "--filters", "3", "--channels", "1,2", "--dense", "1",
+      "--activation", "t^2", "--inactive", "1:0"], "--input"),
     (["dim", "mlp", "--widths", "9" * 5000 + ",1"], "--widths"),
     (["dim", "shallow", "--n", "9" * 5000, "--degree", "2", "--width", "2"], "--n"),
     (["dim", "mlp", "--widths", "2,2,1", "--max-memory", "nan"], "--max-memory"),
@@ -72,6 +75,17 @@ CLI = [
     (["rlct", "ideal", "x*y", "--variables", "x"], "generators"),
     (["singular", "--ideal", "x*"], "--ideal"),
     (["singular", "--ideal", "a+b+c+d+e+f+g"], "--ideal"),  # no --variables given: it is not the one blamed
+    # held-out audit (issue 33.4): non-ASCII digits inside polynomials and counts, 5000-digit numbers, seeds past 2**63
+    (["dim", "mlp", "--widths", "2,2,1", "--activation", "t^\u0661"], "--activation"),  # was accepted as t^1
+    (["singular", "--ideal", "x^\u0661-y"], "--ideal"),
+    (["dim", "polynomial", "9" * 5000 + "*a", "--parameters", "a"], "polynomials"),  # was int()'s ValueError
+    (["dim", "cnn", "--input", "8", "--filters", "3", "--channels", "1," + "9" * 5000], "--channels"),  # traceback
+    (["secant", "--variety", "segre", "--factors", "1," * 200000 + "1", "--k", "2"], "--factors"),  # hung
+    (["secant", "--variety", "veronese", "--n", "2", "--degree", "2", "--k", "2", "--seed", str(10**30)], "--seed"),
+    (["secant-table", "--variety", "veronese", "--n-max", "2", "--seed", str(2**63), "--out", "{tmp}/st"], "--seed"),
+    (["normal-form", "qk", "--d", "3", "--k", "2", "--rank", "1", "--seed", str(10**30)], "--seed"),
+    (["attention-rank", "slopes", "--fast", "--seed", "-1"], "--seed"),
+    (["grok", "dim", "--p", "5", "--width", "2", "--seed", "-1"], "--seed"),
     # grokking run directories: a junk params.csv or checkpoint is refused naming the directory's option
     (["grok", "llc", "{tmp}/junkrun"], "RUN"),
     (["grok", "dim", "{tmp}/junkrun", "--epoch", "0"], "RUN"),
@@ -201,6 +215,7 @@ def _api_rows():
     import algebra
     from algebra.graph.groups import automorphism_group
     from algebra.models.polynomial import parse_polynomial
+    from algebra.models.segre_veronese import segre
     from algebra.slt.newton import newton_rlct
     from algebra.models import MLP
     from algebra.numeric.calibration import FAST, calibrated_llc
@@ -237,6 +252,9 @@ def _api_rows():
         ("newton_rlct 65 boundary monomials", lambda: newton_rlct(parse_polynomial("(x+y)^64")), "K"),
         ("newton_rlct 561 monomials", lambda: newton_rlct(parse_polynomial("(x^2+y^2+z^2)^32")), "K"),
         ("automorphism_group 9001-node path", lambda: automorphism_group(nx.path_graph(9001)), "graph"),
+        ("segre 200,001 factors", lambda: segre([1] * 200_001), "factors"),
+        ("parse_polynomial non-ASCII exponent", lambda: parse_polynomial("x^\u0661"), "polynomial"),
+        ("parse_polynomial 5000-digit coefficient", lambda: parse_polynomial("9" * 5000 + "*x"), "polynomial"),
     ]
 
 

@@ -11,7 +11,7 @@ import json
 import re
 from contextlib import contextmanager
 
-from algebra.cli.args import add_progress_options, nonnegative_arg, positive_arg
+from algebra.cli.args import add_progress_options, seed_arg, positive_arg
 from algebra.errors import InputError, ResourceError
 
 __all__ = ["EXIT_STATUS", "add_llc_options", "llc_settings", "llc_summary", "print_llc", "flag_names", "LLC_FLAGS",
@@ -68,7 +68,7 @@ EXIT_STATUS = ("exit status: 0 when the verdict is ok, 1 when it is suspect (the
 def add_llc_options(p, *, sample_size: bool = True) -> None:
     """``--seed``, ``--json``, ``--fast``, ``--chains``, ``--quiet`` (and ``--n`` when the loss is sampled) of an
     ``llc`` command."""
-    p.add_argument("--seed", type=nonnegative_arg("--seed"), default=0)
+    p.add_argument("--seed", type=seed_arg(), default=0)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--fast", action="store_true", help="short chains (for tests and demos)")
     p.add_argument("--chains", type=positive_arg("--chains"), default=None)

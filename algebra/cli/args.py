@@ -35,6 +35,7 @@ __all__ = [
     "positive_arg",
     "nonnegative_arg",
     "prime_arg",
+    "seed_arg",
     "parse_real",
     "real_arg",
     "memory_arg",
@@ -161,14 +162,14 @@ def generators_named(name: str):
         raise InputError(name, exc.value, f"{exc.allowed} ({exc.argument})") from None
 
 
-def integer_arg(name: str, *, minimum: int | None = None, allowed: str | None = None):
+def integer_arg(name: str, *, minimum: int | None = None, maximum: int | None = None, allowed: str | None = None):
     """argparse type: :func:`parse_integer` with a message naming the option ``name``.
 
     The returned callable carries ``integer_option = name`` (the CLI test finds every integer option by it).
     """
     def parse(text: str) -> int:
         try:
-            return parse_integer(text, name, minimum=minimum, allowed=allowed)
+            return inputs.parse_integer(text, name, minimum=minimum, maximum=maximum, allowed=allowed)
         except InputError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -184,6 +185,22 @@ def positive_arg(name: str):
 def nonnegative_arg(name: str):
     """argparse type: a non-negative integer."""
     return integer_arg(name, minimum=0, allowed="a non-negative integer")
+
+
+def seed_arg(name: str = "--seed"):
+    """argparse type: a seed in ``[0, 2**63)`` (:func:`algebra.inputs.seed`'s range), refused naming the option (the
+    library would name its parameter, ``seed``, after the work had started).
+
+    Examples
+    --------
+    >>> seed_arg()("7")
+    7
+    >>> seed_arg()(str(2**63))
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: invalid --seed='9223372036854775808': expected an integer in [0, 2**63)
+    """
+    return integer_arg(name, minimum=0, maximum=inputs.SEED_LIMIT - 1, allowed="an integer in [0, 2**63)")
 
 
 def prime_arg(name: str = "--prime"):

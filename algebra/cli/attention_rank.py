@@ -21,7 +21,7 @@ from algebra.checker import ATTENTION_MAX_ENTRIES as MAX_ENTRIES
 from algebra.checker import ATTENTION_MAX_PRODUCT as MAX_PRODUCT
 from algebra.checker import ATTENTION_MAX_SIDE as MAX_SIDE
 from algebra.cli._llc import flag_names
-from algebra.cli.args import add_progress_options, integer_arg, output_file_arg, parse_integers, parse_real, positive_arg, real_arg
+from algebra.cli.args import add_progress_options, integer_arg, seed_arg, output_file_arg, parse_integers, parse_real, positive_arg, real_arg
 from algebra.errors import InputError
 
 __all__ = ["register"]
@@ -345,7 +345,7 @@ def register(subparsers) -> None:
 
     s = sub.add_parser("slopes", help="temperature exponents of the synthetic lower constructions")
     s.add_argument("--eps", type=real_arg("--eps", low=0, high=1, low_open=True, high_open=True), default=0.25)
-    s.add_argument("--seed", type=integer_arg("--seed"), default=0)
+    s.add_argument("--seed", type=seed_arg(), default=0)
     s.add_argument("--fast", action="store_true")
     s.add_argument("--plot", default=None, metavar="FILE.png")
     s.add_argument("--json", action="store_true")
@@ -357,7 +357,7 @@ def register(subparsers) -> None:
     t.add_argument("--steps", type=positive_arg("--steps"), default=500)
     t.add_argument("--inputs", type=positive_arg("--inputs"), default=512)
     t.add_argument("--lr", type=real_arg("--lr"), default=0.01, help="Adam learning rate, in (0, 1]")
-    t.add_argument("--seed", type=integer_arg("--seed"), default=0)
+    t.add_argument("--seed", type=seed_arg(), default=0)
     t.add_argument("--plot", default=None, metavar="FILE.png")
     t.add_argument("--json", action="store_true")
     add_progress_options(t)
@@ -366,5 +366,5 @@ def register(subparsers) -> None:
     c = sub.add_parser("synthetic-certs", help="write checked certificates of the synthetic constructions")
     c.add_argument("directory", metavar="DIR")
     c.add_argument("--eps", type=real_arg("--eps", low=0, high=1, low_open=True, high_open=True), default=0.25)
-    c.add_argument("--seed", type=integer_arg("--seed"), default=0)
+    c.add_argument("--seed", type=seed_arg(), default=0)
     c.set_defaults(handler=_cmd_synthetic)

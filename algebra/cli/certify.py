@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from algebra.checker import MAX_FILE_BYTES
-from algebra.cli.args import add_progress_options, output_directory_arg, output_file_arg, add_sweep_options, nonnegative_arg, progress_bar, sweep_options
+from algebra.cli.args import add_progress_options, output_directory_arg, output_file_arg, add_sweep_options, seed_arg, progress_bar, sweep_options
 from algebra.errors import InputError
 
 __all__ = ["register", "certificate_paths"]
@@ -23,7 +23,7 @@ def register(subparsers) -> None:
     )
     p.add_argument("--out", default="certificates", type=output_directory_arg("--out"), help="output directory (default: certificates)")
     p.add_argument("--fast", action="store_true", help="only the small CI subset")
-    p.add_argument("--seed", type=nonnegative_arg("--seed"), default=0, help="seed of the integer points and inputs")
+    p.add_argument("--seed", type=seed_arg(), default=0, help="seed of the integer points and inputs")
     add_progress_options(p)
     p.add_argument("--json", action="store_true", help="print the index as JSON")
     add_sweep_options(p, serial_by_default=True)

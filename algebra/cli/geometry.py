@@ -39,7 +39,7 @@ from typing import Callable
 
 from algebra.cli._llc import flag_names
 from algebra.cli.args import (add_certificate_option, memory_arg, output_directory_arg, add_progress_options, add_sweep_options, certificate_status,
-                              claim_options, generators_named, nonnegative_arg, parse_widths, positive_arg,
+                              claim_options, generators_named, seed_arg, parse_widths, positive_arg,
                               prime_arg, print_certificate, progress_bar, sweep_options, write_certificate)
 from algebra.engine import MODES, dimension
 from algebra.engine.dimension import DEFAULT_MAX_MEMORY, JACOBIAN_BYTES_PER_ENTRY
@@ -77,7 +77,7 @@ def add_output_options(parser, *, inherit: bool = False) -> None:
     given before the subcommand's name is kept and one given after it wins.
     """
     parser.add_argument("--json", action="store_true", default=_default(False, inherit), help="print JSON")
-    parser.add_argument("--seed", type=nonnegative_arg("--seed"), default=_default(0, inherit),
+    parser.add_argument("--seed", type=seed_arg(), default=_default(0, inherit),
                         help="seed of the random point(s)")
 
 
@@ -384,12 +384,15 @@ def _variety(args):
         return veronese(args.n, args.degree)
     if args.factors is None:
         raise InputError("--factors", None, f"comma-separated factor dimensions for --variety {args.variety}")
-    factors = parse_widths(args.factors, "--factors", min_length=1)
+    import algebra.inputs as inputs
+    from algebra.models.segre_veronese import MAX_FACTORS
+
+    factors = inputs.parse_integers(args.factors, "--factors", minimum=1, max_length=MAX_FACTORS)
     if args.variety == "segre":
         return segre(factors)
     if args.degrees is None:
         raise InputError("--degrees", None, "comma-separated degrees for --variety segre-veronese")
-    degrees = parse_widths(args.degrees, "--degrees", min_length=1)
+    degrees = inputs.parse_integers(args.degrees, "--degrees", minimum=1, max_length=MAX_FACTORS)
     if len(degrees) != len(factors):
         raise InputError("--degrees", args.degrees, f"{len(factors)} degrees (one per factor)")
     return segre_veronese(factors, degrees)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 
 from algebra.cli._llc import EXIT_STATUS, LLC_FLAGS, add_llc_options, flag_names, llc_settings, print_llc
-from algebra.cli.args import nonnegative_arg, output_file_arg, positive_arg, write_certificate
+from algebra.cli.args import nonnegative_arg, seed_arg, output_file_arg, positive_arg, write_certificate
 from algebra.errors import CertificateError, InputError, ResourceError
 
 __all__ = ["register", "register_llc_graph", "IDENTITY_TOL", "MAX_DESIGN_ENTRIES", "MAX_D"]
@@ -173,7 +173,7 @@ def _design_options(p, *, fisher: bool) -> None:
     p.add_argument("--features", choices=FEATURES, default="gaussian",
                    help="feature law ('constant' fails Assumption 1 on purpose)")
     if fisher:
-        p.add_argument("--seed", type=nonnegative_arg("--seed"), default=0)
+        p.add_argument("--seed", type=seed_arg(), default=0)
         p.add_argument("--json", action="store_true", help="print JSON")
 
 

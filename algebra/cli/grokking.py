@@ -42,6 +42,7 @@ from algebra.cli.args import (
     integer,
     integer_arg,
     nonnegative_arg,
+    seed_arg,
     memory_arg,
     output_directory_arg,
     sweep_options,
@@ -150,8 +151,7 @@ def _print(obj, as_json: bool, lines) -> None:
 def _train(args) -> int:
     from algebra.grokking.runs import load_run, train
 
-    cfg = _config(args)
-    _run_directory(args.out)
+    cfg = _config(args)  # --out was checked while parsing (output_directory_arg)
     earlier = Path(args.out, "params.csv").exists() or Path(args.out, "status.json").exists()
     already = earlier and load_run(args.out, argument="--out").finished  # a junk earlier run: refused naming --out
     run = train(args.out, cfg, progress=not args.quiet)
@@ -230,7 +230,6 @@ def _sweep(args) -> int:
     configs = grid(base, **lists)
     for cfg in configs:
         _check_run_size(cfg)
-    _run_directory(args.out)
     rows = sweep(args.out, configs, llc=args.llc, llc_every=args.llc_every, exact=args.exact,
                  progress=not args.quiet, **sweep_options(args))
     figs = _sweep_figures(rows, Path(args.out), lists) if not args.no_figures else []
@@ -270,7 +269,7 @@ def _report(args) -> int:
     from algebra.grokking.figures import plot_run
     from algebra.grokking.runs import load_run
 
-    out_dir = _run_directory(args.out) if args.out else None
+    out_dir = Path(args.out) if args.out else None  # checked while parsing (output_directory_arg)
     report = []
     for path in args.runs:
         path = Path(path)
@@ -342,9 +341,7 @@ def _local_dim(args) -> int:
             raise InputError(_flag(flag), getattr(args, flag), "no value with RUN (the run directory fixes it)")
     if args.epoch is None:
         raise InputError("--epoch", None, "a checkpoint epoch of RUN (grok dim RUN --epoch E)")
-    run = _run_directory(args.run, "RUN")
-    if args.certificate:
-        _run_directory(Path(args.certificate).parent, "--certificate")
+    run = _run_directory(args.run, "RUN")  # --certificate was checked while parsing (output_file_arg)
     e = certify_checkpoint(run, args.epoch, args.certificate, self_check=not args.certificate)
     claim = e.certificate["claim"]
     out = {"run": str(args.run), "epoch": args.epoch, "claim": {k: v for k, v in claim.items() if k != "text"},
@@ -455,7 +452,7 @@ def register(subparsers) -> None:
     ll.add_argument("--calibrated-every", type=integer_arg("--calibrated-every"), default=0, help="calibrated estimator every N evaluated checkpoints")
     ll.add_argument("--jacobian-every", type=integer_arg("--jacobian-every"), default=0, help="Jacobian rank + exact K_eff dimension every N")
     ll.add_argument("--full-calibration", action="store_true", help="the calibration's full chain lengths (slow)")
-    ll.add_argument("--seed", type=integer_arg("--seed"), default=0)
+    ll.add_argument("--seed", type=seed_arg(), default=0)
     add_progress_options(ll, legacy=("--progress",))
     ll.add_argument("--json", action="store_true")
     add_sweep_options(ll)
@@ -489,7 +486,7 @@ def register(subparsers) -> None:
     d.add_argument("--p", type=integer_arg("--p"), default=None)
     d.add_argument("--width", type=integer_arg("--width"), default=None)
     d.add_argument("--train-fraction", default=None)  # read by _real("train_fraction") where it is used
-    d.add_argument("--seed", type=integer_arg("--seed"), default=None)
+    d.add_argument("--seed", type=seed_arg(), default=None)
     d.add_argument("--lazy", action="store_true", help="add Theorem 5.2 / Corollary 5.3")
     d.add_argument("--no-coefficient-space", action="store_true")
     d.add_argument("--max-memory", type=memory_arg("--max-memory"), default=DEFAULT_MAX_MEMORY, metavar="BYTES",

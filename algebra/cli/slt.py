@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 from algebra.cli._llc import flag_names
-from algebra.cli.args import (generators_named, integer_arg, output_file_arg, parse_integers, parse_widths, print_certificate,
+from algebra.cli.args import (generators_named, integer_arg, seed_arg, output_file_arg, parse_integers, parse_widths, print_certificate,
                               write_certificate)
 from algebra.errors import InputError, ResourceError
 from algebra.models.polynomial import parse_generators
@@ -229,7 +229,7 @@ def register(subparsers) -> None:
     p.add_argument("--outputs", type=_int("--outputs", 1), required=True, help="number of outputs p")
     p.add_argument("--width", type=_int("--width", 1), required=True, help="hidden width K")
     p.add_argument("--bias", action="store_true", help="include biases b, c (Theorems G.1, G.2)")
-    p.add_argument("--seed", type=_int("--seed", 0), default=0, help="seed of the dimension engine")
+    p.add_argument("--seed", type=seed_arg(), default=0, help="seed of the dimension engine")
 
     p = add("poly", "Newton polyhedron of a polynomial K >= 0 at the origin", _run_poly)
     p.add_argument("K", help='the loss polynomial itself, e.g. "x^2*y^4 + z^6"')
@@ -242,7 +242,7 @@ def register(subparsers) -> None:
     p.add_argument("--multiplicity", type=_int("--multiplicity", 1), default=1, help="m assumed in the fitted form")
     p.add_argument("--log2-samples", type=_int("--log2-samples", 6), default=16, help="log2 of Sobol points per replicate")
     p.add_argument("--replicates", type=_int("--replicates", 2), default=8)
-    p.add_argument("--seed", type=_int("--seed", 0), default=0)
+    p.add_argument("--seed", type=seed_arg(), default=0)
     p.add_argument("--plot", help="save a log-log plot to this file (needs matplotlib)")
 
     p = add("ideal", "Newton polyhedron of K = f_1^2 + ... + f_k^2 for an ideal (f_1, ..., f_k)", _run_poly)

@@ -76,13 +76,22 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+import algebra.inputs as inputs
 from algebra.errors import InputError
 from algebra.models.base import MAX_LAYERS, Model, int_list, monomial_count, positive_int
 from algebra.models.mlp import MLP, _act_text, _monomial, activation_list, parse_activations
 
 __all__ = ["CNN", "end_to_end_filter_size", "parse_shape", "parse_shapes", "parse_counts", "cnn_from_text"]
 
-_DECIMAL = re.compile(r"[0-9]+")  # ASCII digits only: str.isdigit() accepts '²' and '٣'
+
+
+def _positive(text: str, argument: str) -> int | None:
+    """A positive integer in ASCII digits (:func:`algebra.inputs.parse_integer`: no '²', '٣' or 5000 digits), or
+    ``None``: the caller refuses the whole option with its own message."""
+    try:
+        return inputs.parse_integer(text, argument, minimum=1) if text.strip() == text and text[:1] not in "+-" else None
+    except InputError:
+        return None
 
 #: Above this many monomials, or this many monomial products to form, the support count gives way
 #: to the receptive-field count (large supports exceed the parameter count anyway; ~0.1 s of work).
@@ -112,9 +121,10 @@ def parse_shape(text: str, argument: str = "--input") -> tuple:
     algebra.errors.InputError: invalid --input='٨': expected N or NxM with positive integers (ASCII digits)
     """
     parts = [p.strip() for p in str(text).strip().lower().split("x")]
-    if not 1 <= len(parts) <= 2 or not all(_DECIMAL.fullmatch(p) and int(p) > 0 for p in parts):
+    sizes = tuple(_positive(p, argument) for p in parts) if 1 <= len(parts) <= 2 else (None,)
+    if None in sizes:
         raise InputError(argument, text, "N or NxM with positive integers (ASCII digits)")
-    return tuple(int(p) for p in parts)
+    return sizes
 
 
 def parse_shapes(text: str, argument: str = "--filters") -> tuple:
@@ -147,10 +157,10 @@ def parse_counts(text: str, argument: str) -> tuple:
     ...
     algebra.errors.InputError: invalid --strides='1,0': expected positive integers (ASCII digits) separated by commas
     """
-    parts = [p.strip() for p in str(text).split(",")]
-    if not all(_DECIMAL.fullmatch(p) and int(p) > 0 for p in parts):
+    counts = tuple(_positive(p.strip(), argument) for p in str(text).split(","))
+    if None in counts:
         raise InputError(argument, text, "positive integers (ASCII digits) separated by commas")
-    return tuple(int(p) for p in parts)
+    return counts
 
 
 def _per_layer(values: tuple, ndim: int, argument: str, text: str) -> tuple:

@@ -31,6 +31,7 @@ from fractions import Fraction
 from typing import Iterable
 
 from algebra.errors import InputError
+import algebra.inputs as inputs
 from algebra.exact.polynomial import MAX_TERMS, Polynomial
 
 __all__ = [
@@ -58,7 +59,7 @@ MAX_VARIABLES = 256
 MAX_PRODUCT_PAIRS = 1_000_000
 
 _TOKEN = re.compile(
-    r"\s*(?:(?P<num>\d+(?:\.\d+)?)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<op>\*\*|[-+*/^()]))"
+    r"\s*(?:(?P<num>[0-9]+(?:\.[0-9]+)?)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<op>\*\*|[-+*/^()]))"
 )
 
 
@@ -87,6 +88,8 @@ class _Parser:
             if not m or m.end() == i:
                 self._fail(f"a polynomial; unexpected character {text[i]!r} at position {i}")
             kind = m.lastgroup
+            if kind == "num" and len(m.group(kind)) > inputs.MAX_DIGITS:  # int() refuses past 4300 digits with its own error
+                self._fail(f"numbers of at most {inputs.MAX_DIGITS} digits")
             tokens.append((kind, m.group(kind)))
             i = m.end()
         return tokens

@@ -28,16 +28,20 @@ from typing import Sequence
 
 import numpy as np
 
+import algebra.inputs as inputs
 from algebra.errors import InputError, ResourceError
 from algebra.models.base import Model, NoInputModel, int_list, positive_int
 from algebra.models.mlp import monomials
 
-__all__ = ["SegreVeroneseCone", "SecantMap", "veronese", "segre", "segre_veronese", "VARIETIES", "MAX_COORDINATES"]
+__all__ = ["SegreVeroneseCone", "SecantMap", "veronese", "segre", "segre_veronese", "VARIETIES", "MAX_COORDINATES", "MAX_FACTORS"]
 
 VARIETIES = ("veronese", "segre", "segre-veronese")
 
 #: Largest ambient space (number of coordinates) a Segre-Veronese cone may have.
 MAX_COORDINATES = 200_000
+#: Most factors of a Segre-Veronese variety (``secant --factors``): the ambient bound above allows at most 17 factors of
+#: size 2 or more, so larger counts are factors of size 1, which add parameters and no coordinate.
+MAX_FACTORS = 64
 
 
 class SegreVeroneseCone(NoInputModel):
@@ -68,8 +72,10 @@ class SegreVeroneseCone(NoInputModel):
     family = "segre-veronese-cone"
 
     def __init__(self, factors: Sequence[int], degrees: Sequence[int]):
-        self.factors = int_list("factors", factors, minimum=1)
-        self.degrees = int_list("degrees", degrees, minimum=1)
+        # the factor count is bounded before any entry is read: 200,001 factors of size 1 fit MAX_COORDINATES (one
+        # coordinate) but hung the Terracini matrix's symbolic set-up
+        self.factors = inputs.integers(factors, "factors", minimum=1, max_length=MAX_FACTORS)
+        self.degrees = inputs.integers(degrees, "degrees", minimum=1, max_length=MAX_FACTORS)
         if len(self.degrees) != len(self.factors):
             raise InputError("degrees", self.degrees, f"one degree per factor ({len(self.factors)})")
         size = 1
@@ -224,7 +230,7 @@ def segre(factors: Sequence[int]) -> SegreVeroneseCone:
     ----------
     .. [1] Landsberg, *Tensors: Geometry and Applications*, AMS 2012, Sec. 4.3.
     """
-    factors = int_list("factors", factors, minimum=1)
+    factors = inputs.integers(factors, "factors", minimum=1, max_length=MAX_FACTORS)
     return SegreVeroneseCone(factors, (1,) * len(factors))
 
 
