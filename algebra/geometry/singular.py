@@ -43,6 +43,7 @@ from math import comb
 
 import numpy as np
 
+import algebra.inputs as inputs
 from algebra.errors import AlgebraError, InputError
 from algebra.exact.field import RationalField
 from algebra.exact.rank import rank_over_q
@@ -126,8 +127,7 @@ def singular_locus(equations, variables, *, codim: int | None = None) -> dict:
         raise InputError("equations", equations, "at least one equation")
     xs = _symbols(variables)
     c = len(equations) if codim is None else codim
-    if not 1 <= c <= len(xs):
-        raise InputError("codim", codim, f"an integer between 1 and {len(xs)}")
+    inputs.integer(c, "codim", minimum=1, maximum=len(xs), allowed=f"an integer between 1 and {len(xs)}")
     Jac = sympy.Matrix([[sympy.diff(f, v) for v in xs] for f in equations])
     gens = [sympy.expand(f) for f in equations] + _minors(Jac, c)
     G = sympy.groebner(gens, *xs, order="grevlex")
@@ -593,10 +593,8 @@ def ideal_singular_locus(generators, variables=None, *, codim: int | None = None
     texts = list(generators)
     if not texts or len(texts) > MAX_IDEAL_GENERATORS:
         raise InputError("--ideal", texts, f"1 to {MAX_IDEAL_GENERATORS} generators (MAX_IDEAL_GENERATORS)")
-    if method not in IDEAL_METHODS:
-        raise InputError("--method", method, "one of " + ", ".join(IDEAL_METHODS))
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= 3600:
-        raise InputError("--timeout", timeout, "a number of seconds in (0, 3600]")
+    inputs.choice(method, "--method", IDEAL_METHODS)
+    inputs.real(timeout, "--timeout", low=0, high=3600, low_open=True, allowed="a number of seconds in (0, 3600]")
     polys, names = parse_generators(texts, variables)
     n = len(names)
     if not names or n > MAX_IDEAL_VARIABLES:  # blame --variables only when the user gave it
@@ -605,8 +603,8 @@ def ideal_singular_locus(generators, variables=None, *, codim: int | None = None
     for t, f in zip(texts, polys):
         if f.degree > MAX_IDEAL_DEGREE:
             raise InputError("--ideal", t, f"polynomials of degree at most {MAX_IDEAL_DEGREE} (MAX_IDEAL_DEGREE)")
-    if codim is not None and (isinstance(codim, bool) or not isinstance(codim, int) or not 1 <= codim <= n):
-        raise InputError("--codim", codim, f"an integer between 1 and the number of variables {n}")
+    if codim is not None:
+        inputs.integer(codim, "--codim", minimum=1, maximum=n, allowed=f"an integer between 1 and the number of variables {n}")
     nonzero = [f for f in polys if f.terms]
     m = len(nonzero)
     minors = max([comb(m, c) * comb(n, c) for c in range(1, min(m, n) + 1)] + [n])
@@ -1082,10 +1080,9 @@ def check_claim(claim: str, *, sizes=None, points: int = 1, seed: int = 0) -> li
     >>> [(c.holds, c.verdict) for c in check_claim("D.3", sizes=[(2, 1)])][0]
     (True, 'out of reach')
     """
-    if claim not in STRATUM_CLAIMS:
-        raise InputError("claim", claim, "one of " + ", ".join(STRATUM_CLAIMS))
-    if isinstance(points, bool) or not isinstance(points, int) or not 1 <= points <= MAX_POINTS:
-        raise InputError("points", points, f"an integer between 1 and {MAX_POINTS} (MAX_POINTS, about a second each)")
+    inputs.choice(claim, "claim", STRATUM_CLAIMS)
+    inputs.integer(points, "points", minimum=1, maximum=MAX_POINTS,
+                   allowed=f"an integer between 1 and {MAX_POINTS} (MAX_POINTS, about a second each)")
     location, statement, default = STRATUM_CLAIMS[claim]
     rng = np.random.default_rng(np.random.SeedSequence(seed))
     out = []
