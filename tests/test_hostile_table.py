@@ -82,6 +82,7 @@ CLI = [
     (["dim", "cnn", "--input", "8", "--filters", "3", "--channels", "1," + "9" * 5000], "--channels"),  # traceback
     (["secant", "--variety", "segre", "--factors", "1," * 200000 + "1", "--k", "2"], "--factors"),  # hung
     (["secant", "--variety", "veronese", "--n", "2", "--degree", "2", "--k", "2", "--seed", str(10**30)], "--seed"),
+    (["rlct", "dln", "--widths", "2," * 200000 + "2", "--r", "1"], "--widths"),  # hung: quadratic index search
     (["secant-table", "--variety", "veronese", "--n-max", "2", "--seed", str(2**63), "--out", "{tmp}/st"], "--seed"),
     (["normal-form", "qk", "--d", "3", "--k", "2", "--rank", "1", "--seed", str(10**30)], "--seed"),
     (["attention-rank", "slopes", "--fast", "--seed", "-1"], "--seed"),
@@ -253,6 +254,7 @@ def _api_rows():
         ("newton_rlct 561 monomials", lambda: newton_rlct(parse_polynomial("(x^2+y^2+z^2)^32")), "K"),
         ("automorphism_group 9001-node path", lambda: automorphism_group(nx.path_graph(9001)), "graph"),
         ("segre 200,001 factors", lambda: segre([1] * 200_001), "factors"),
+        ("deep_linear_network 10**6 layers", lambda: algebra.deep_linear_network([2] * 10**6, 1), "widths"),
         ("parse_polynomial non-ASCII exponent", lambda: parse_polynomial("x^\u0661"), "polynomial"),
         ("parse_polynomial 5000-digit coefficient", lambda: parse_polynomial("9" * 5000 + "*x"), "polynomial"),
     ]

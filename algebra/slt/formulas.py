@@ -33,6 +33,10 @@ from typing import Any, Sequence
 import algebra.inputs as inputs
 from algebra.errors import DomainError, InputError
 
+#: Most layers of :func:`deep_linear_network` (its index search is quadratic in them: 1,000 layers take ~0.1 s,
+#: 200,001 took hours).
+MAX_DLN_LAYERS = 1000
+
 __all__ = [
     "LearningCoefficient",
     "reduced_rank_regression",
@@ -288,6 +292,12 @@ def deep_linear_network(widths: Sequence[int], r: int) -> LearningCoefficient:
     allowed = "at least two positive integers (input, ..., output)"
     if isinstance(widths, (str, bytes)):
         raise InputError("widths", widths, allowed)
+    try:  # the layer count is bounded before any width is read: the search below is quadratic in it
+        n = len(widths)
+    except TypeError:
+        n = None
+    if n is not None and n > MAX_DLN_LAYERS + 1:
+        raise InputError("widths", f"{n} entries", f"at most {MAX_DLN_LAYERS + 1} widths (MAX_DLN_LAYERS = {MAX_DLN_LAYERS})")
     try:
         raw = list(widths)
     except TypeError:
