@@ -43,6 +43,7 @@ algebra.errors.InputError: invalid --n='５': expected an integer >= 1 in ASCII 
 
 from __future__ import annotations
 
+import json
 import math
 import numbers
 import os
@@ -59,7 +60,7 @@ __all__ = [
     "prime", "parse_prime", "is_prime",
     "real", "parse_real",
     "memory", "seed",
-    "output_file", "output_directory", "input_file",
+    "output_file", "output_directory", "input_file", "json_object",
     "settings", "choice", "text",
 ]
 
@@ -463,9 +464,11 @@ def _path(value, argument: str, what: str) -> Path:
     raise InputError(argument, value, what)
 
 
-def output_file(value, argument: str) -> Path:
+def output_file(value, argument: str, *, suffixes: tuple | None = None) -> Path:
     """A file to write, checked before the work starts: a non-empty path whose directory exists (and is a
-    directory) and which is not itself a directory.  Write it with :func:`algebra.files.write_atomic`.
+    directory) and which is not itself a directory, whose name is not blank; with ``suffixes`` (``(".png",
+    ".pdf")``), its suffix is one of them (a plot's format is read from it).  Write it with
+    :func:`algebra.files.write_atomic`.
 
     Examples
     --------
@@ -481,10 +484,19 @@ def output_file(value, argument: str) -> Path:
     Traceback (most recent call last):
     ...
     algebra.errors.InputError: invalid --certificate='.../missing/c.json': expected a file in an existing directory (.../missing does not exist)
+    >>> output_file(f"{d}/fit.out", "--plot", suffixes=(".png", ".pdf", ".svg"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid --plot='.../fit.out': expected a file name ending in .png, .pdf or .svg
     """
     p = _path(value, argument, "a file path (not empty)")
     if p.is_dir():
         raise InputError(argument, str(value), "a file path, not a directory")
+    if not p.name.strip():
+        raise InputError(argument, str(value), "a file path (the file name is blank)")
+    if suffixes is not None and (p.suffix.lower() not in suffixes or not p.stem.strip()):
+        names = ", ".join(suffixes[:-1]) + " or " + suffixes[-1] if len(suffixes) > 1 else suffixes[0]
+        raise InputError(argument, str(value), f"a file name ending in {names}")
     parent = p.parent
     if not parent.exists():
         raise InputError(argument, str(value), f"a file in an existing directory ({parent} does not exist)")
@@ -534,6 +546,41 @@ def input_file(value, argument: str) -> Path:
     if p.is_dir():
         raise InputError(argument, str(value), "a file, not a directory")
     return p
+
+
+def json_object(value, argument: str, *, max_bytes: int) -> dict:
+    """The JSON object (a ``dict``) a file holds: :func:`input_file`, at most ``max_bytes`` (checked before
+    reading), UTF-8, parsed, and an object at the top (a list, a number or text is refused).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "c.json").write_text('{"kind": "rank"}')
+    >>> json_object(d / "c.json", "CERT", max_bytes=100)
+    {'kind': 'rank'}
+    >>> _ = (d / "l.json").write_text('[1, 2]')
+    >>> json_object(d / "l.json", "CERT", max_bytes=100)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid CERT='.../l.json': expected a JSON object (the file holds a list)
+    >>> json_object(d / "c.json", "CERT", max_bytes=10)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid CERT='.../c.json': expected a file of at most 10 bytes
+    """
+    p = input_file(value, argument)
+    if p.stat().st_size > max_bytes:
+        raise InputError(argument, str(value), f"a file of at most {max_bytes:,} bytes")
+    try:
+        data = json.loads(p.read_bytes().decode("utf-8"))
+    except OSError as exc:
+        raise InputError(argument, str(value), f"a readable file ({exc.strerror or type(exc).__name__})") from None
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        raise InputError(argument, str(value), f"a JSON object ({type(exc).__name__})") from None
+    if not isinstance(data, dict):
+        raise InputError(argument, str(value), f"a JSON object (the file holds a {type(data).__name__})")
+    return data
 
 
 # -- settings objects, enums, names --------------------------------------------------------------------

@@ -96,6 +96,23 @@ CLI = [
     (["grok", "llc", "{tmp}/junkck"], "RUN"),
     (["grok", "train", "--preset", "tiny", "--out", "{tmp}/afile/run"], "--out"),
     (["grok", "dim", "--p", "7", "--width", "2", "--max-memory", "\u0668G"], "--max-memory"),
+    # certificates read by export/crosscheck: a JSON list was AttributeError, a missing file FileNotFoundError,
+    # a junk or empty file (or '', the working directory) exited 0 as "skipped"
+    (["export", "singular", "{tmp}/list.json"], "CERT"),
+    (["export", "singular", "{tmp}/junk.json"], "CERT"),
+    (["crosscheck", "singular", "{tmp}/list.json"], "PATH"),
+    (["crosscheck", "singular", "{tmp}/missing.json"], "PATH"),
+    (["crosscheck", "singular", "{tmp}/junk.json"], "PATH"),
+    (["crosscheck", "singular", "{tmp}/empty.json"], "PATH"),
+    (["crosscheck", "singular", ""], "PATH"),
+    # plot files and output directories checked while parsing: x.out was matplotlib's traceback after the work,
+    # ' ' wrote ' .png', synthetic-certs '' wrote into the working directory
+    (["rlct", "fit", "x^2", "--plot", "{tmp}/x.out"], "--plot"),
+    (["attention-rank", "slopes", "--fast", "--plot", "{tmp}/x.out"], "--plot"),
+    (["attention-rank", "slopes", "--fast", "--plot", " "], "--plot"),
+    (["attention-rank", "slopes", "--fast", "--plot", "{tmp}/ .png"], "--plot"),
+    (["attention-rank", "synthetic-certs", ""], "DIR"),
+    (["attention-rank", "synthetic-certs", " "], "DIR"),
 ]
 
 # hostile spellings of an integer, of a real, of a memory size
@@ -144,6 +161,9 @@ def _fixtures(tmp) -> None:
     import numpy as np
 
     (tmp / "afile").write_text("not a directory\n")
+    (tmp / "list.json").write_text("[1, 2]\n")
+    (tmp / "junk.json").write_text("junk\n")
+    (tmp / "empty.json").write_text("")
     from algebra.grokking.runs import TrainConfig, train
 
     (tmp / "junkrun").mkdir()

@@ -300,7 +300,7 @@ def _path_arg(check, name: str, kind: str):
     return parse
 
 
-def output_file_arg(name: str):
+def output_file_arg(name: str, *, suffixes: tuple | None = None):
     """argparse type: :func:`algebra.inputs.output_file` (checked while parsing, so before any work), naming
     the option ``name``; the text is kept as typed.
 
@@ -315,7 +315,25 @@ def output_file_arg(name: str):
     ...
     argparse.ArgumentTypeError: invalid --certificate='': expected a file path (not empty)
     """
-    return _path_arg(inputs.output_file, name, "output file")
+    return _path_arg(lambda text, option: inputs.output_file(text, option, suffixes=suffixes), name, "output file")
+
+
+#: The plot formats a ``--plot FILE`` may name (matplotlib reads the format from the suffix).
+PLOT_SUFFIXES = (".png", ".pdf", ".svg")
+
+
+def plot_file_arg(name: str = "--plot"):
+    """argparse type: a plot file, :func:`algebra.inputs.output_file` with a suffix in :data:`PLOT_SUFFIXES`
+    (checked while parsing: a wrong suffix was matplotlib's traceback after the work).
+
+    Examples
+    --------
+    >>> plot_file_arg()("fit.out")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: invalid --plot='fit.out': expected a file name ending in .png, .pdf or .svg
+    """
+    return output_file_arg(name, suffixes=PLOT_SUFFIXES)
 
 
 def output_directory_arg(name: str):

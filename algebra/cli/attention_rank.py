@@ -21,7 +21,7 @@ from algebra.checker import ATTENTION_MAX_ENTRIES as MAX_ENTRIES
 from algebra.checker import ATTENTION_MAX_PRODUCT as MAX_PRODUCT
 from algebra.checker import ATTENTION_MAX_SIDE as MAX_SIDE
 from algebra.cli._llc import flag_names
-from algebra.cli.args import add_progress_options, integer_arg, seed_arg, output_file_arg, parse_integers, parse_real, positive_arg, real_arg
+from algebra.cli.args import add_progress_options, integer_arg, seed_arg, output_directory_arg, output_file_arg, parse_integers, plot_file_arg, parse_real, positive_arg, real_arg
 from algebra.errors import InputError
 
 __all__ = ["register"]
@@ -328,7 +328,7 @@ def register(subparsers) -> None:
                    help="write one checked attention_rank certificate per head and INDEX.md here")
     h.add_argument("--emit-multiplier", default="1")
     h.add_argument("--emit-eps", default="0.25")
-    h.add_argument("--plot", default=None, metavar="FILE.png")
+    h.add_argument("--plot", default=None, metavar="FILE.png", type=plot_file_arg())
     h.add_argument("--json", action="store_true")
     add_progress_options(h)
     h.set_defaults(handler=_cmd_heads)
@@ -347,7 +347,7 @@ def register(subparsers) -> None:
     s.add_argument("--eps", type=real_arg("--eps", low=0, high=1, low_open=True, high_open=True), default=0.25)
     s.add_argument("--seed", type=seed_arg(), default=0)
     s.add_argument("--fast", action="store_true")
-    s.add_argument("--plot", default=None, metavar="FILE.png")
+    s.add_argument("--plot", default=None, metavar="FILE.png", type=plot_file_arg())
     s.add_argument("--json", action="store_true")
     add_progress_options(s)
     s.set_defaults(handler=_cmd_slopes)
@@ -358,13 +358,13 @@ def register(subparsers) -> None:
     t.add_argument("--inputs", type=positive_arg("--inputs"), default=512)
     t.add_argument("--lr", type=real_arg("--lr"), default=0.01, help="Adam learning rate, in (0, 1]")
     t.add_argument("--seed", type=seed_arg(), default=0)
-    t.add_argument("--plot", default=None, metavar="FILE.png")
+    t.add_argument("--plot", default=None, metavar="FILE.png", type=plot_file_arg())
     t.add_argument("--json", action="store_true")
     add_progress_options(t)
     t.set_defaults(handler=_cmd_train)
 
     c = sub.add_parser("synthetic-certs", help="write checked certificates of the synthetic constructions")
-    c.add_argument("directory", metavar="DIR")
+    c.add_argument("directory", metavar="DIR", type=output_directory_arg("DIR"))
     c.add_argument("--eps", type=real_arg("--eps", low=0, high=1, low_open=True, high_open=True), default=0.25)
     c.add_argument("--seed", type=seed_arg(), default=0)
     c.set_defaults(handler=_cmd_synthetic)

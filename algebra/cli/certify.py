@@ -8,6 +8,7 @@ from pathlib import Path
 
 from algebra.checker import MAX_FILE_BYTES
 from algebra.cli.args import add_progress_options, output_directory_arg, output_file_arg, add_sweep_options, seed_arg, progress_bar, sweep_options
+from algebra import inputs
 from algebra.errors import InputError
 
 __all__ = ["register", "certificate_paths"]
@@ -160,17 +161,15 @@ def _verify(args) -> int:
 
 
 #: What reading a malformed certificate raises (JSON nested past the recursion limit: RecursionError).
-_MALFORMED = (ValueError, KeyError, TypeError, RecursionError)
+_MALFORMED = (ValueError, KeyError, TypeError, AttributeError, RecursionError)
 
 
 def _export(args) -> int:
     from algebra.certify.export import export_file
 
     path = Path(args.certificate)
-    if not path.is_file():
-        raise InputError("CERT", args.certificate, "an existing certificate file")
-    if path.stat().st_size > MAX_FILE_BYTES:  # read whole: refused at the checker's size, before reading
-        raise InputError("CERT", args.certificate, f"a certificate of at most {MAX_FILE_BYTES:,} bytes (MAX_FILE_BYTES)")
+    # a JSON object of at most the checker's size (checked before reading); the file is read again below
+    inputs.json_object(args.certificate, "CERT", max_bytes=MAX_FILE_BYTES)
     try:
         target = export_file(path, args.system, args.output)
     except _MALFORMED as exc:
@@ -182,11 +181,16 @@ def _export(args) -> int:
 def _crosscheck(args) -> int:
     from algebra.certify.export import PEERS, crosscheck
 
+    for a in args.paths:  # '' would expand to the working directory
+        if not (a.strip() and Path(a).is_dir()):
+            inputs.input_file(a, "PATH")
     paths = certificate_paths(args.paths)
+    if not paths:
+        raise InputError("PATH", " ".join(args.paths), "at least one certificate file (*.json)")
+    for p in paths:  # every file a JSON object of at most the checker's size, before any peer runs
+        inputs.json_object(p, "PATH", max_bytes=MAX_FILE_BYTES)
     results = []
     for p in progress_bar(paths, quiet=args.quiet, desc=f"crosscheck {args.system}", unit="file"):
-        if Path(p).stat().st_size > MAX_FILE_BYTES:
-            raise InputError("FILE", str(p), f"a certificate of at most {MAX_FILE_BYTES:,} bytes (MAX_FILE_BYTES)")
         try:
             results.append(crosscheck(p, args.system))
         except _MALFORMED as exc:

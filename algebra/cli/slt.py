@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 from algebra.cli._llc import flag_names
-from algebra.cli.args import (generators_named, integer_arg, seed_arg, output_file_arg, parse_integers, parse_widths, print_certificate,
+from algebra.cli.args import (generators_named, integer_arg, seed_arg, output_file_arg, parse_integers, plot_file_arg, parse_widths, print_certificate,
                               write_certificate)
 from algebra.errors import InputError, ResourceError
 from algebra.models.polynomial import parse_generators
@@ -243,7 +243,7 @@ def register(subparsers) -> None:
     p.add_argument("--log2-samples", type=_int("--log2-samples", 6), default=16, help="log2 of Sobol points per replicate")
     p.add_argument("--replicates", type=_int("--replicates", 2), default=8)
     p.add_argument("--seed", type=seed_arg(), default=0)
-    p.add_argument("--plot", help="save a log-log plot to this file (needs matplotlib)")
+    p.add_argument("--plot", type=plot_file_arg(), help="save a log-log plot to this file (.png, .pdf or .svg; needs matplotlib)")
 
     p = add("ideal", "Newton polyhedron of K = f_1^2 + ... + f_k^2 for an ideal (f_1, ..., f_k)", _run_poly)
     p.add_argument("generators", nargs="+", help='generators, e.g. "x*y" "z^2"')
