@@ -113,6 +113,11 @@ CLI = [
     (["attention-rank", "slopes", "--fast", "--plot", "{tmp}/ .png"], "--plot"),
     (["attention-rank", "synthetic-certs", ""], "DIR"),
     (["attention-rank", "synthetic-certs", " "], "DIR"),
+    # graphs refused by the parser naming --graph (were read as cyclic:1 / a self-loop and blamed as model=)
+    (["llc", "graph", "--graph", "cyclic:\u0661", "--d", "2", "--k", "1", "--r", "1", "--fast"], "--graph"),
+    (["llc", "graph", "--graph", "edges:0-0", "--d", "2", "--k", "1", "--r", "1", "--fast"], "--graph"),
+    (["llc", "graph", "--graph", "cyclic:1", "--d", "2", "--k", "1", "--r", "1", "--fast"], "--graph"),
+    (["graph", "fisher", "--graph", "torus:3x\u0663", "--d", "2", "--k", "1", "--r", "1"], "--graph"),
 ]
 
 # hostile spellings of an integer, of a real, of a memory size

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 import networkx as nx
 import numpy as np
 
+from algebra import inputs
 from algebra.errors import InputError, ResourceError
 
 __all__ = [
@@ -558,11 +559,13 @@ def _split_spec(text: str, argument: str, allowed: str) -> tuple:
     return head.strip().lower(), tail.strip()
 
 
-def _ints(text: str, sep: str, argument: str, allowed: str) -> list:
+def _ints(text: str, sep: str, argument: str, allowed: str, whole: str | None = None) -> list:
+    """ASCII decimal integers separated by ``sep`` (:func:`algebra.inputs.parse_integer`: ``int()`` also read
+    ``'١'`` as 1); a refusal shows ``whole`` (the full specification) when given."""
     try:
-        return [int(p) for p in text.split(sep)]
-    except ValueError:
-        raise InputError(argument, text, allowed) from None
+        return [inputs.parse_integer(p, argument) for p in text.split(sep)]
+    except InputError:
+        raise InputError(argument, text if whole is None else whole, allowed) from None
 
 
 GROUP_SPECS = "cyclic:N, dihedral:N (N>=3), torus:NxM, hypercube:K, symmetric:N, generators:(0,1,2);(0,1)"
@@ -608,19 +611,19 @@ def parse_group(text: str, *, argument: str = "--group") -> PermutationGroup:
     head, tail = _split_spec(text, argument, allowed)
     try:
         if head in ("cyclic", "cycle"):
-            (n,) = _ints(tail, "x", argument, allowed)
+            (n,) = _ints(tail, "x", argument, allowed, text)
             return cyclic_group(n)
         if head == "torus":
-            n, m = _ints(tail, "x", argument, allowed)
+            n, m = _ints(tail, "x", argument, allowed, text)
             return torus_group(n, m)
         if head == "hypercube":
-            (k,) = _ints(tail, "x", argument, allowed)
+            (k,) = _ints(tail, "x", argument, allowed, text)
             return hypercube_group(k)
         if head == "dihedral":
-            (n,) = _ints(tail, "x", argument, allowed)
+            (n,) = _ints(tail, "x", argument, allowed, text)
             return dihedral_group(n)
         if head == "symmetric":
-            (n,) = _ints(tail, "x", argument, allowed)
+            (n,) = _ints(tail, "x", argument, allowed, text)
             return symmetric_group(n)
         if head == "generators":
             return permutation_group(tail, argument=argument)
@@ -671,13 +674,17 @@ def parse_graph(text: str, *, argument: str = "--graph") -> SymmetricGraph:
             _check_graph_size(0, tail.count(",") + 1, argument)
         pairs = []
         for part in tail.split(","):
-            ends = _ints(part, "-", argument, "edges as U-V pairs of node integers separated by commas")
-            if len(ends) != 2 or min(ends) < 0:
-                raise InputError(argument, text, "edges as U-V pairs of nonnegative integers separated by commas")
+            ends = _ints(part, "-", argument, "edges as U-V pairs of node integers separated by commas", text)
+            if len(ends) != 2 or min(ends) < 0 or ends[0] == ends[1]:
+                raise InputError(argument, text, "edges as U-V pairs of distinct nonnegative integers separated by "
+                                 "commas")
             pairs.append(tuple(ends))
         _check_graph_size(len({x for e in pairs for x in e}), len({frozenset(e) for e in pairs}), argument)
         graph = nx.Graph()
         graph.add_edges_from(pairs)
         return automorphism_group(graph, name=text.strip())
     G = parse_group(text, argument=argument)
-    return cayley_graph(G, name=text.strip())
+    graph = cayley_graph(G, name=text.strip())
+    if graph.graph.number_of_edges() == 0:  # Z_1, hypercube:0, S_1: one node, nothing for attention to mix
+        raise InputError(argument, text, "a graph with at least one edge (a group of order >= 2)")
+    return graph
