@@ -32,6 +32,7 @@ from algebra.errors import InputError
 MISSING = "{tmp}/missing/dir/out.json"
 PATH_9000 = "edges:" + ",".join(f"{i}-{i + 1}" for i in range(9000))  # a path graph: the matcher took minutes
 UNDER_FILE = "{tmp}/afile/out.json"
+NAMES_5002 = ",".join(f"v{i}" for i in range(5002))
 
 # -- CLI rows: (argv, the option the message must name) --------------------------------------------------------
 
@@ -118,6 +119,13 @@ CLI = [
     (["llc", "graph", "--graph", "edges:0-0", "--d", "2", "--k", "1", "--r", "1", "--fast"], "--graph"),
     (["llc", "graph", "--graph", "cyclic:1", "--d", "2", "--k", "1", "--r", "1", "--fast"], "--graph"),
     (["graph", "fisher", "--graph", "torus:3x\u0663", "--d", "2", "--k", "1", "--r", "1"], "--graph"),
+    # the option as typed: secant --polynomials (was polynomials[0]); 5,002 --variables (was --ideal, K, generators)
+    (["secant", "--variety", "polynomial", "--polynomials", "x*", "--parameters", "x", "--k", "2"], "--polynomials"),
+    (["secant", "--variety", "polynomial", "--polynomials", "a^2", "q", "--parameters", "a", "--k", "2"],
+     "--polynomials"),
+    (["rlct", "ideal", "x", "--variables", NAMES_5002], "--variables"),
+    (["rlct", "poly", "x", "--variables", NAMES_5002], "--variables"),
+    (["singular", "--ideal", "x", "--variables", NAMES_5002], "--variables"),
 ]
 
 # hostile spellings of an integer, of a real, of a memory size
@@ -240,7 +248,8 @@ def _api_rows():
 
     import algebra
     from algebra.graph.groups import automorphism_group
-    from algebra.models.polynomial import parse_polynomial
+    from algebra.graph.groups import parse_graph
+    from algebra.models.polynomial import parse_names, parse_polynomial
     from algebra.models.segre_veronese import segre
     from algebra.slt.newton import newton_rlct
     from algebra.models import MLP
@@ -282,6 +291,9 @@ def _api_rows():
         ("deep_linear_network 10**6 layers", lambda: algebra.deep_linear_network([2] * 10**6, 1), "widths"),
         ("parse_polynomial non-ASCII exponent", lambda: parse_polynomial("x^\u0661"), "polynomial"),
         ("parse_polynomial 5000-digit coefficient", lambda: parse_polynomial("9" * 5000 + "*x"), "polynomial"),
+        ("parse_graph cyclic:1 (no edge)", lambda: parse_graph("cyclic:1", argument="graph"), "graph"),
+        ("parse_names 5002 names", lambda: parse_names([f"v{i}" for i in range(5002)]), "parameters"),
+        ("parse_names None", lambda: parse_names(None, argument="variables"), "variables"),
     ]
 
 

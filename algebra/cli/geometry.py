@@ -186,17 +186,22 @@ def _polynomial_model(args) -> PolynomialMap:
     try:
         return PolynomialMap(args.polynomials, parameters=_names(args.parameters, "--parameters"),
                              inputs=_names(args.inputs, "--inputs"), symmetries=symmetries, equations=args.equation)
-    except InputError as exc:  # PolynomialMap names its arguments ('symmetries[0]'): report the option and its text
-        name, _, index = str(exc.argument).partition("[")
-        options = {"symmetries": ("--symmetry", args.symmetry), "equations": ("--equation", args.equation),
-                   "parameters": ("--parameters", None), "inputs": ("--inputs", None),
-                   "polynomials": ("polynomials", args.polynomials)}
-        if name not in options:
-            raise
-        option, texts = options[name]
-        value = texts[int(index.rstrip("]"))] if texts is not None and index else exc.value
-        where = f" (polynomial {int(index.rstrip(']')) + 1})" if name == "polynomials" and index else ""
-        raise InputError(option, value, exc.allowed + where) from None
+    except InputError as exc:
+        _polymap_refused(exc, {"symmetries": ("--symmetry", args.symmetry), "equations": ("--equation", args.equation),
+                               "parameters": ("--parameters", None), "inputs": ("--inputs", None),
+                               "polynomials": ("polynomials", args.polynomials)})
+
+
+def _polymap_refused(exc: InputError, options: dict):
+    """Re-raise :class:`PolynomialMap`'s refusal (it names its arguments: ``polynomials[0]``) naming the option
+    of ``options`` (``{argument: (option, the texts typed)}``) and the text as typed; others unchanged."""
+    name, _, index = str(exc.argument).partition("[")
+    if name not in options:
+        raise exc
+    option, texts = options[name]
+    value = texts[int(index.rstrip("]"))] if texts is not None and index else exc.value
+    where = f" (polynomial {int(index.rstrip(']')) + 1})" if name == "polynomials" and index else ""
+    raise InputError(option, value, exc.allowed + where) from None
 
 
 def _cnn_arguments(q, *, inactive_required: bool = False) -> None:
@@ -377,7 +382,12 @@ def _variety(args):
     if args.variety == "polynomial":
         if not args.polynomials or not args.parameters:
             raise InputError("--polynomials/--parameters", args.polynomials, "the atom's polynomials and its parameter names")
-        return PolynomialMap(args.polynomials, parameters=_names(args.parameters, "--parameters"), inputs=_names(args.inputs, "--inputs"))
+        try:
+            return PolynomialMap(args.polynomials, parameters=_names(args.parameters, "--parameters"),
+                                 inputs=_names(args.inputs, "--inputs"))
+        except InputError as exc:
+            _polymap_refused(exc, {"parameters": ("--parameters", None), "inputs": ("--inputs", None),
+                                   "polynomials": ("--polynomials", args.polynomials)})
     if args.variety == "veronese":
         if args.n is None or args.degree is None:
             raise InputError("--n/--degree", f"{args.n}/{args.degree}", "both --n and --degree for --variety veronese")

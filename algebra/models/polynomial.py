@@ -354,6 +354,10 @@ def parse_names(names, *, argument: str = "parameters") -> tuple:
     Traceback (most recent call last):
     ...
     algebra.errors.InputError: invalid parameters='a,,c': expected comma-separated variable names ([A-Za-z_][A-Za-z0-9_]*)
+    >>> parse_names(",".join(f"v{i}" for i in range(5002)), argument="--variables")
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid --variables='5002 names': expected at most 256 names (MAX_VARIABLES)
     >>> parse_names("x,x", argument="--variables")
     Traceback (most recent call last):
     ...
@@ -362,8 +366,16 @@ def parse_names(names, *, argument: str = "parameters") -> tuple:
     if isinstance(names, str):
         if len(names) > MAX_TEXT:
             raise InputError(argument, names[:40] + "...", f"text of at most {MAX_TEXT} characters")
+        if names.count(",") >= MAX_VARIABLES:  # counted in the text, before any name is read
+            raise InputError(argument, f"{names.count(',') + 1} names", f"at most {MAX_VARIABLES} names (MAX_VARIABLES)")
         items = tuple(v.strip() for v in names.split(",")) if names.strip() else ()
     else:
+        try:
+            count = len(names)
+        except TypeError:
+            raise InputError(argument, names, "variable names: a comma-separated text or a sequence of str") from None
+        if count > MAX_VARIABLES:
+            raise InputError(argument, f"{count} names", f"at most {MAX_VARIABLES} names (MAX_VARIABLES)")
         items = tuple(str(v) for v in names)
     allowed = "comma-separated variable names ([A-Za-z_][A-Za-z0-9_]*)"
     for v in items:
