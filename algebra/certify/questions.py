@@ -254,11 +254,16 @@ def certify_formula(name: str, args: tuple, path) -> Emitted:
     Raises
     ------
     InputError
-        An unknown ``name`` or arguments the formula refuses.
+        An unknown ``name`` or arguments the formula refuses; ``args`` not a tuple; a ``path`` that is empty, a
+        directory, or under a directory that does not exist.
 
     Examples
     --------
     >>> import tempfile, pathlib
+    >>> certify_formula("query_key", (6, 4, 2), "/nonexistent/dir/f.json")
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid path='/nonexistent/dir/f.json': expected a file in an existing directory (/nonexistent/dir does not exist)
     >>> e = certify_formula("query_key", (6, 4, 2), pathlib.Path(tempfile.mkdtemp()) / "f.json")
     >>> e.certificate["claim"]["value"], e.verdict
     ('27/2', 'confirmed')
@@ -269,4 +274,7 @@ def certify_formula(name: str, args: tuple, path) -> Emitted:
        Neural Networks 18 (2005), Main Theorem.
     .. [2] The graph-attention paper (*Symmetries and Singularities*), Theorem 2, eqs. (44)-(46).
     """
+    inputs.output_file(path, "path")  # before the work: a missing directory is refused, not created
+    if not isinstance(args, (tuple, list)):
+        raise InputError("args", args, "a tuple of the formula's arguments, e.g. (6, 4, 2)")
     return write(formula_certificate(name, *args), path)
