@@ -249,6 +249,7 @@ def _api_rows():
     import algebra
     from algebra.graph.groups import automorphism_group
     from algebra.graph.groups import parse_graph
+    from algebra.models.base import monomial_count
     from algebra.models.polynomial import parse_names, parse_polynomial
     from algebra.models.segre_veronese import segre
     from algebra.slt.newton import newton_rlct
@@ -297,6 +298,10 @@ def _api_rows():
         ("certify_formula a directory", lambda: algebra.certify_formula("query_key", (6, 4, 2), "/"), "path"),
         ("certify_formula NUL byte", lambda: algebra.certify_formula("query_key", (6, 4, 2), "/tmp/a\x00b"), "path"),
         ("certify_formula args an int", lambda: algebra.certify_formula("query_key", 6, "/tmp/f.json"), "args"),
+        ("data_dimension p = 1000003 (7.3 TiB of pairs)", lambda: algebra.data_dimension(1000003, 2), "--p"),
+        ("dimension max_entries 0", lambda: algebra.dimension(MLP((2, 2, 1)), max_entries=0), "max_entries"),
+        ("dimension max_entries text", lambda: algebra.dimension(MLP((2, 2, 1)), max_entries="3"), "max_entries"),
+        ("monomial_count text", lambda: monomial_count("3", 2, homogeneous=True), "n"),
         ("parse_graph cyclic:1 (no edge)", lambda: parse_graph("cyclic:1", argument="graph"), "graph"),
         ("parse_names 5002 names", lambda: parse_names([f"v{i}" for i in range(5002)]), "parameters"),
         ("parse_names None", lambda: parse_names(None, argument="variables"), "variables"),

@@ -503,11 +503,14 @@ def _check_rationals(model: Model, rows: int, P: int) -> None:
 # until it says stop, and reports the last step's bounds (_result).
 
 
-def _check_arguments(model, mode, seed, samples, max_memory) -> tuple:
-    """``(seed, max_memory)`` as ints (``max_memory`` may stay None); :class:`InputError` naming a bad one."""
+def _check_arguments(model, mode, seed, samples, max_memory, max_entries=None) -> tuple:
+    """``(seed, max_memory)`` as ints (``max_memory`` may stay None); :class:`InputError` naming a bad one
+    (``max_entries``, when given, an integer >= 1: ``0`` or ``'3'`` was compared with the sizes)."""
     if not isinstance(model, Model):
         raise InputError("model", type(model).__name__, "a Model from algebra.models")
     inputs.choice(mode, "mode", MODES)
+    if max_entries is not None:
+        inputs.integer(max_entries, "max_entries", minimum=1)
     seed = inputs.seed(seed, "seed")
     if max_memory is not None:
         max_memory = inputs.memory(max_memory, "max_memory")
@@ -832,7 +835,7 @@ def dimension(
     .. [1] Kileel, Trager, Bruna, "On the expressive power of deep polynomial neural networks", NeurIPS 2019 (the neurovariety and its dimension).
     .. [2] Schwartz (1980), Zippel (1979): a nonzero polynomial of degree d vanishes at a random point of ``S^n`` with probability ``<= d / |S|`` (the identity tests of the upper-bound ladder).
     """
-    seed, max_memory = _check_arguments(model, mode, seed, samples, max_memory)
+    seed, max_memory = _check_arguments(model, mode, seed, samples, max_memory, max_entries)
     t0 = time.perf_counter()
     F = RationalField() if prime is None else PrimeField(prime)
     L = F if prime is not None else PrimeField(DEFAULT_PRIME)

@@ -122,7 +122,7 @@ class TrainConfig:
     >>> TrainConfig(p=9).validated()
     Traceback (most recent call last):
     ...
-    algebra.errors.InputError: invalid --p=9: expected a prime >= 2
+    algebra.errors.InputError: invalid --p=9: expected a prime below 4096 (MAX_P)
     >>> TrainConfig(width=0).validated()
     Traceback (most recent call last):
     ...

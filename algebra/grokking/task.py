@@ -21,8 +21,14 @@ from algebra.models.base import positive_int
 __all__ = ["ModularAddition", "modular_addition", "check_prime", "check_fraction", "train_size"]
 
 
+#: Largest modulus (exclusive): the task lists all ``p^2`` pairs in a few int64 arrays (``p = 4093``: 134 MB each),
+#: so a larger ``p`` is refused before they are allocated (``p = 1000003`` asked for 7.3 TiB).  The papers use
+#: ``p <= 113``.
+MAX_P = 4096
+
+
 def check_prime(p, *, argument: str = "--p") -> int:
-    """Validate the modulus: a prime ``>= 2``.
+    """Validate the modulus: a prime ``>= 2`` below :data:`MAX_P` (checked before the ``p^2`` pairs are listed).
 
     Examples
     --------
@@ -31,9 +37,13 @@ def check_prime(p, *, argument: str = "--p") -> int:
     >>> check_prime(9)
     Traceback (most recent call last):
     ...
-    algebra.errors.InputError: invalid --p=9: expected a prime >= 2
+    algebra.errors.InputError: invalid --p=9: expected a prime below 4096 (MAX_P)
+    >>> check_prime(1000003)
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid --p=1000003: expected a prime below 4096 (MAX_P)
     """
-    return inputs.prime(p, argument)
+    return inputs.prime(p, argument, below=MAX_P, allowed=f"a prime below {MAX_P} (MAX_P)")
 
 
 def check_fraction(f, *, argument: str = "--train-fraction") -> float:
@@ -142,7 +152,7 @@ def modular_addition(p: int, train_fraction: float, seed: int = 0) -> ModularAdd
     >>> modular_addition(4, 0.5)
     Traceback (most recent call last):
     ...
-    algebra.errors.InputError: invalid --p=4: expected a prime >= 2
+    algebra.errors.InputError: invalid --p=4: expected a prime below 4096 (MAX_P)
     >>> modular_addition(3, 0.1)
     Traceback (most recent call last):
     ...

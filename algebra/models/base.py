@@ -45,7 +45,13 @@ def monomial_count(n: int, degree: int, *, homogeneous: bool) -> int:
     --------
     >>> monomial_count(3, 4, homogeneous=True), monomial_count(2, 2, homogeneous=False)
     (15, 6)
+    >>> monomial_count("3", 4, homogeneous=True)
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid n='3': expected an integer >= 0
     """
+    n = inputs.integer(n, "n", minimum=0)
+    degree = inputs.integer(degree, "degree", minimum=0)
     if n == 0:
         return 1
     return comb(n + degree - 1, degree) if homogeneous else comb(n + degree, degree)
