@@ -81,6 +81,7 @@ def step_cost(torch, net, X, Y, *, batch: int, chains: int, steps: int, clock=ti
                      chains=chains, nbeta=nbeta, gamma=1.0, precondition=True, bar=None)
         ch = s.start()
         ch.run(1e-6, 8, adapt=True)
+        ch.run(1e-6, 8, adapt=False)  # both graphs (adapting, frozen) recorded before the clock starts
         t = clock()
         ch.run(1e-6, k, adapt=False)
         return clock() - t
@@ -188,7 +189,8 @@ def _table(rows) -> list:
              "step: ours / peer (ratio) |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         c = r["step_cost"]
-        why = "" if r["verdict"] == "ok" else " (" + "; ".join(x[:70] for x in r["reasons"]) + ")"
+        why = "" if r["verdict"] == "ok" else " (" + "; ".join(
+            x if len(x) <= 60 else x[:57] + "..." for x in r["reasons"]) + ")"
         lines.append(f"| {r['name']} | {'x'.join(map(str, r['widths']))} ({r['rank']}) | {r['dtype']} | {r['P']:,} | "
                      f"{r['n']:,} | {r['estimate']:.2f} +- {r['stderr']:.2f} | {r['exact']} | "
                      f"{100 * r['relative_error']:+.1f}% | {r['verdict']}{why} | {r['wall_s']:.0f} s | "
@@ -203,10 +205,11 @@ def _summary(rows) -> str:
         return "no rows"
     err = np.abs([r["relative_error"] for r in rows])
     ok = [r for r in rows if r["verdict"] == "ok"]
-    worst_ok = max((abs(r["relative_error"]) for r in ok), default=float("nan"))
+    worst_ok = max((abs(r["relative_error"]) for r in ok), default=None)
     big = max(rows, key=lambda r: r["P"])
     return (f"{len(rows)} rows: median |rel. error| {100 * np.median(err):.1f}%, {len(ok)}/{len(rows)} ok "
-            f"({100 * len(ok) / len(rows):.0f}%), largest |rel. error| among ok rows {100 * worst_ok:.1f}%; "
+            f"({100 * len(ok) / len(rows):.0f}%), largest |rel. error| among ok rows "
+            f"{'-' if worst_ok is None else f'{100 * worst_ok:.1f}%'}; "
             f"largest P {big['P']:,} ({big['wall_s']:.0f} s, {big['threads']} thread(s))")
 
 
@@ -225,9 +228,19 @@ def cmd_report(a) -> int:
     scale = _load("scale")
     if scale:
         lines += ["**Scale row (P = 10^5), frozen procedure**:", ""] + _table(scale) + [""]
-    sp = os.path.join(OUT, "steps.json")
-    if os.path.exists(sp):
+    for name in ("steps.json", "steps_wall.json"):
+        sp = os.path.join(OUT, name)
+        if not os.path.exists(sp):
+            continue
         st = json.load(open(sp))
+        if name == "steps_wall.json":
+            lines += ["", "The same by the wall clock at both thread counts (the held-out worktree's run, at the "
+                      "frozen commit, while other jobs shared the cores):", ""]
+            lines += ["| model | P | threads | clock | ours | peer | ratio | load |", "|---|---|---|---|---|---|---|---|"]
+            for r in st:
+                lines.append(f"| {r['model']} | {r['P']:,} | {r['threads']} | wall | {1e3 * r['ours_s']:.2f} ms | "
+                             f"{1e3 * r['peer_s']:.2f} ms | {r['ratio']:.2f} | {r['load'][0]:.1f} |")
+            continue
         lines += ["**Per sampler step** (8 chains, batch 256, float64, n = 2,000): ours (RMSProp-SGLD, frozen "
                   "preconditioner, one recorded graph) against `sgld_llc` (plain SGLD, traced), each the "
                   "difference of two call lengths over their step difference, median of 2 alternating rounds; "

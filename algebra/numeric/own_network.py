@@ -59,8 +59,8 @@ Hessian-vector products run on a random subsample of at most ``CURVATURE_WORK / 
 Speed: a sampler step is one call of a graph recorded once with ``make_fx`` (update, vmapped loss and
 gradient of all chains), ``L_b(w*)`` is gathered from per-sample losses at ``w*`` computed once, minibatch
 indices are drawn 64 steps at a time, and the loss trace stays on the device until a 64-step block ends:
-20 ms -> 1.6 ms per step at P = 24 (8 chains), at most the cost of ``sgld_llc``'s step at P >= 10^3
-(BENCHMARKS.md, "Own network LLC").
+20 ms -> 1.6 ms per step at P = 24 (8 chains; ``sgld_llc``: 1.4 ms), 0.86x and 1.03x ``sgld_llc``'s step
+by CPU clock at P = 10^3 and 10^4 (one thread; BENCHMARKS.md, "Own network LLC").
 
 torch is imported inside the functions.
 """
@@ -898,13 +898,15 @@ def llc(module, loss_fn, data, *, device="cpu", seed: int = 0, progress: bool = 
             tol = max(2.0 * math.hypot(main["stderr"], half["stderr"]), HALVING_REL * abs(main["estimate"]))
             agree = abs(half["estimate"] - main["estimate"]) <= tol
             halving.append({"step_size": eps / 2, "estimate": half["estimate"], "stderr": half["stderr"],
-                            "agrees": bool(agree)})
+                            "agrees": bool(agree), "against": main["estimate"], "against_stderr": main["stderr"]})
             if agree:
                 break
             eps, main, V = eps / 2, half, V_half
         else:
-            reasons_sampler.append(f"halving the step {MAX_HALVINGS} times still moved the estimate "
-                                   f"({halving[-1]['estimate']:.4g} against {main['estimate']:.4g})")
+            h = halving[-1]
+            reasons_sampler.append(f"halving the step {MAX_HALVINGS} times still moved the estimate (last: "
+                                   f"{h['against']:.4g} +- {h['against_stderr']:.2g} -> {h['estimate']:.4g} +- "
+                                   f"{h['stderr']:.2g} at step {h['step_size']:.3g})")
     finally:
         bar.close()
 
