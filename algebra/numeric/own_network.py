@@ -19,7 +19,7 @@ argument.  Every default is stated here with its reason (issue 34):
   squared drift's stationary mean in a quadratic direction; the drift itself is 0 at ``w*`` on data the
   module fits exactly), adapts (``V`` the running mean of the squared drift, ``alpha = 0.99``) during warm-up only and is frozen for the kept draws, so the kept chain is SGLD
   with a constant diagonal preconditioner (no missing ``Gamma`` correction term).  Plain SGLD is
-  ``sampler="sgld"``; BENCHMARKS.md ("Own network LLC") has both on the design models.
+  ``sampler="sgld"`` (its accuracy against RMSProp's on the design models is not yet measured).
 * **Step size by a pilot search**: steps ``eps_max 2^-k`` (``eps_max`` the largest step whose discretisation
   bias of the Gaussian part, predicted from the Hessian spectrum, is at most :data:`STEP_BIAS`:
   :func:`_step_for_bias`), the largest whose pilot chains stay finite and
@@ -59,8 +59,8 @@ Hessian-vector products run on a random subsample of at most ``CURVATURE_WORK / 
 Speed: a sampler step is one call of a graph recorded once with ``make_fx`` (update, vmapped loss and
 gradient of all chains), ``L_b(w*)`` is gathered from per-sample losses at ``w*`` computed once, minibatch
 indices are drawn 64 steps at a time, and the loss trace stays on the device until a 64-step block ends:
-20 ms -> 1.6 ms per step at P = 24 (8 chains; ``sgld_llc``: 1.4 ms), 0.86x and 1.03x ``sgld_llc``'s step
-by CPU clock at P = 10^3 and 10^4 (one thread; BENCHMARKS.md, "Own network LLC").
+20 ms -> 1.6 ms per step at P = 24 (8 chains; ``sgld_llc``: 1.4 ms), 0.86x, 1.03x and 1.00x ``sgld_llc``'s
+step by CPU clock at P = 10^3, 10^4, 10^5 (one thread; BENCHMARKS.md, "Own network LLC").
 
 torch is imported inside the functions.
 """
