@@ -615,10 +615,10 @@ def choice(value, argument: str, options) -> str:
     --------
     >>> choice("sample", "mode", ("auto", "sample"))
     'sample'
-    >>> choice(print, "mode", ("auto", "sample"))  # doctest: +ELLIPSIS
+    >>> choice(b"auto", "mode", ("auto", "sample"))
     Traceback (most recent call last):
     ...
-    algebra.errors.InputError: invalid mode=<built-in function print>: expected one of auto, sample
+    algebra.errors.InputError: invalid mode=b'auto': expected one of auto, sample
     """
     options = tuple(options)
     if not isinstance(value, str) or value not in options:

@@ -182,7 +182,7 @@ CASES = [
     (["rlct", "qk", "--d", "3", "--k", "5", "--r", "1"], "--k"),
     (["rlct", "quadratic", "--d", "1000000000", "--outputs", "1", "--width", "1"], "--d"),
     (["export", "singular", "{npz}/deep.json"], "CERT"),
-    (["crosscheck", "singular", "{npz}/deep.json"], "FILE"),
+    (["crosscheck", "singular", "{npz}/deep.json"], "PATH"),
 ]
 
 # refused from the model's config.json before its forward pass: only where the optional MiniLM wheel is installed

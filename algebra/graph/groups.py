@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 import networkx as nx
 import numpy as np
 
-from algebra import inputs
+import algebra.inputs as inputs
 from algebra.errors import InputError, ResourceError
 
 __all__ = [
