@@ -37,43 +37,13 @@ from fractions import Fraction
 import numpy as np
 
 from algebra.errors import InputError
+from algebra.inputs import is_prime  # the one exact test (refuses n >= 3.3e24, where fixed bases stop being a proof)
 
 __all__ = ["DEFAULT_PRIME", "MAX_PRIME", "Field", "FloatField", "ModularArithmetic", "NativeField", "PrimeField",
            "RationalField", "is_prime"]
 
 DEFAULT_PRIME = 1048573  # largest prime < 2**20
 MAX_PRIME = 2**21  # keeps float64 BLAS chunks >= 2048 terms and int64 products exact
-
-
-def is_prime(n: int) -> bool:
-    """Deterministic primality test for ``n < 3.3e24`` (Miller–Rabin, fixed bases).
-
-    Examples
-    --------
-    >>> is_prime(1048573), is_prime(1048575)
-    (True, False)
-    """
-    if n < 2:
-        return False
-    small = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)
-    for q in small:
-        if n % q == 0:
-            return n == q
-    d, s = n - 1, 0
-    while d % 2 == 0:
-        d //= 2
-        s += 1
-    for a in small:
-        x = pow(a, d, n)
-        if x in (1, n - 1):
-            continue
-        for _ in range(s - 1):
-            x = x * x % n
-            if x == n - 1:
-                break
-        else:
-            return False
-    return True
 
 
 class Field(ABC):
