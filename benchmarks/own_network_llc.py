@@ -184,6 +184,14 @@ def _load(folder):
     return [json.load(open(p)) for p in sorted(glob.glob(os.path.join(OUT, folder, "*.json")))]
 
 
+def _step_cell(c) -> str:
+    """``ours / peer ms (ratio)``, or why there is none: each figure is a difference of two wall-clock call lengths,
+    which a loaded machine can make zero or negative (then it measured nothing, and the table says so)."""
+    if c["ours_s"] <= 0 or c["peer_s"] <= 0:
+        return "not resolved at this load (a call-length difference <= 0)"
+    return f"{1e3 * c['ours_s']:.1f} / {1e3 * c['peer_s']:.1f} ms ({c['ratio']:.2f})"
+
+
 def _table(rows) -> list:
     lines = ["| model | widths (rank) | dtype | P | n | estimate +- se | exact | rel. error | verdict | wall | "
              "step: ours / peer (ratio) |", "|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -194,7 +202,7 @@ def _table(rows) -> list:
         lines.append(f"| {r['name']} | {'x'.join(map(str, r['widths']))} ({r['rank']}) | {r['dtype']} | {r['P']:,} | "
                      f"{r['n']:,} | {r['estimate']:.2f} +- {r['stderr']:.2f} | {r['exact']} | "
                      f"{100 * r['relative_error']:+.1f}% | {r['verdict']}{why} | {r['wall_s']:.0f} s | "
-                     f"{1e3 * c['ours_s']:.1f} / {1e3 * c['peer_s']:.1f} ms ({c['ratio']:.2f}) |")
+                     f"{_step_cell(c)} |")
     return lines
 
 
