@@ -61,7 +61,7 @@ __all__ = [
     "real", "parse_real",
     "memory", "seed",
     "output_file", "output_directory", "input_file", "json_object",
-    "settings", "choice", "text",
+    "settings", "choice", "text", "sequence",
 ]
 
 #: Most digits an integer written as text may have (Python's own ``int()`` refuses past 4300 with a
@@ -642,3 +642,29 @@ def text(value, argument: str, allowed: str = "text") -> str:
         raise InputError(argument, value, allowed)
     return value
 
+
+
+def sequence(value, argument: str, allowed: str = "a list of items") -> tuple:
+    """The items of a list-like ``value`` (a list, tuple or other iterable; not a string, bytes, a mapping or None).
+
+    A single string where a list of strings is expected is refused rather than read character by character.
+
+    Examples
+    --------
+    >>> sequence(["x^2", "y"], "generators")
+    ('x^2', 'y')
+    >>> sequence(None, "generators", "a list of polynomials")
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid generators=None: expected a list of polynomials
+    >>> sequence("x^2", "generators", "a list of polynomials")
+    Traceback (most recent call last):
+    ...
+    algebra.errors.InputError: invalid generators='x^2': expected a list of polynomials
+    """
+    if value is None or isinstance(value, (str, bytes, dict)):
+        raise InputError(argument, value, allowed)
+    try:
+        return tuple(value)
+    except TypeError:
+        raise InputError(argument, value, allowed) from None

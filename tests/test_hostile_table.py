@@ -305,6 +305,10 @@ def _api_rows():
         ("parse_graph cyclic:1 (no edge)", lambda: parse_graph("cyclic:1", argument="graph"), "graph"),
         ("parse_names 5002 names", lambda: parse_names([f"v{i}" for i in range(5002)]), "parameters"),
         ("parse_names None", lambda: parse_names(None, argument="variables"), "variables"),
+        ("ideal_singular_locus None", lambda: algebra.ideal_singular_locus(None), "generators"),
+        ("ideal_singular_locus one string", lambda: algebra.ideal_singular_locus("x^2 - y^3"), "generators"),
+        ("character_table None", lambda: algebra.character_table(None), "G"),
+        ("PolynomialMap None", lambda: algebra.models.PolynomialMap(None, parameters=["a"]), "polynomials"),
     ]
 
 

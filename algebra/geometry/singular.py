@@ -590,7 +590,7 @@ def ideal_singular_locus(generators, variables=None, *, codim: int | None = None
 
     from algebra.models.polynomial import parse_generators
 
-    texts = list(generators)
+    texts = list(inputs.sequence(generators, "generators", "a list of polynomials such as ['x^2 - y^3']"))
     if not texts or len(texts) > MAX_IDEAL_GENERATORS:
         raise InputError("--ideal", texts, f"1 to {MAX_IDEAL_GENERATORS} generators (MAX_IDEAL_GENERATORS)")
     inputs.choice(method, "--method", IDEAL_METHODS)

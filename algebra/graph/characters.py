@@ -367,6 +367,8 @@ def character_table(G: PermutationGroup, *, method: str = "auto", seed: int = 0)
        modulo a prime).
     .. [2] The graph-attention paper (*Symmetries and Singularities*), Section 3 (the isotypic decomposition).
     """
+    if not isinstance(G, PermutationGroup):
+        raise InputError("G", G, "a permutation group, e.g. parse_group('cyclic:4')")
     if method not in ("auto", "closed", "dixon"):
         raise InputError("method", method, "'auto', 'closed' or 'dixon'")
     closed = G.family in ("cyclic", "torus", "hypercube", "dihedral")

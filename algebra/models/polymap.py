@@ -14,6 +14,7 @@ from typing import Sequence
 import numpy as np
 
 from algebra.errors import InputError
+from algebra.inputs import sequence as _sequence
 from algebra.exact.polynomial import sparse_polynomial
 from algebra.models.base import Model
 from algebra.models.polynomial import MAX_VARIABLES, Polynomial, parse_names, parse_polynomial
@@ -97,7 +98,7 @@ class PolynomialMap(Model):
             raise InputError("inputs" if len(self.inputs) > len(self.parameters) else "parameters",
                              f"{len(names)} variables", f"at most {MAX_VARIABLES} parameters and inputs (MAX_VARIABLES)")
         polys = []
-        for i, p in enumerate(polynomials):
+        for i, p in enumerate(_sequence(polynomials, "polynomials", "a list of polynomials (text or Polynomial)")):
             if isinstance(p, str):
                 polys.append(parse_polynomial(p, variables=names, argument=f"polynomials[{i}]"))
             elif isinstance(p, Polynomial):
