@@ -5,7 +5,7 @@ One mechanism per job: every value is parsed and range-checked by :mod:`algebra.
 Every integer option of every command goes through
 :func:`parse_integer` (ASCII digits only), through an argparse type built
 here (:func:`integer_arg`, :func:`positive_arg`, :func:`nonnegative_arg`,
-:func:`prime_arg`) or through :func:`parse_memory` for byte sizes; a real
+:func:`prime_arg`) or through :func:`memory_arg` for byte sizes; a real
 option through :func:`parse_real` or :func:`real_arg` (ASCII decimal, finite,
 within its bounds).  The
 options several command groups offer are added here too: ``--certificate

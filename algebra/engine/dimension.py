@@ -225,7 +225,8 @@ def _check_size(rows: int, P: int, limit: int) -> None:
 
 def parse_memory(value, argument: str = "--max-memory") -> int:
     """Bytes from an int or a string with an optional binary suffix (``K``, ``M``, ``G``, ``T``; ``B`` allowed):
-    :func:`algebra.inputs.memory`, kept under this name as the argparse type of ``--max-memory``.
+    :func:`algebra.inputs.memory`, kept under this name for ``algebra.engine``'s public API (the CLI's
+    ``--max-memory`` goes through :func:`algebra.cli.args.memory_arg`).
 
     Examples
     --------
